@@ -1,0 +1,82 @@
+"""Pure descriptions of ops and of the dataflow between them: no MLIR objects past this point.
+
+The planner and the cost model only see these frozen dataclasses, so they can be tested with
+hand-written descriptions and run without a compiler (tinygrad / TVM style).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class OpKind(str, Enum):
+    """What an op does to data, derived from indexing maps and iterator types (never from its name)."""
+
+    ELEMENTWISE = "elementwise"    # all loops parallel, every map the identity
+    BROADCAST = "broadcast"        # all parallel; some input maps drop dims (incl. fill: scalar -> tensor)
+    INJECTIVE = "injective"        # transpose / reshape / slice: pure data movement, each output read once
+    REDUCTION = "reduction"        # has reduction loops, no multiply-accumulate of two tensors
+    CONTRACTION = "contraction"    # mul-add over a reduction dim shared by two inputs (matmul, bmm)
+    CONVOLUTION = "convolution"    # contraction whose input maps index with sums of dims (d0 + d4)
+    PAD = "pad"                    # tensor.pad / copy: materializes a bigger or equal buffer
+    OPAQUE = "opaque"              # anything else (concat, scalar ops, unknown ops)
+
+
+@dataclass(frozen=True)
+class OpDesc:
+    """One op of a function body, as plain data.
+
+    `indexing_maps` hold each operand's map as text (`(d0, d1) -> (d1)`), inputs first then outputs;
+    `map_dims` gives, per map, the loop index of each result expression, or -1 where the result is
+    not a single loop dim (e.g. `d0 + d4` in a conv, or a constant). `operands` name the producer of
+    each tensor operand: an op index, or a negative number for function arguments (-1 - arg_no),
+    or None for values defined by constants/tensor.empty (free to rematerialize).
+    """
+
+    index: int
+    name: str                                   # "linalg.matmul", "linalg.generic", "tensor.pad"
+    loc: str                                    # "file.mlir:12:5" or an ONNX node name
+    kind: OpKind
+    loop_ranges: tuple[int, ...] = ()
+    iterator_types: tuple[str, ...] = ()        # "parallel" | "reduction" | "window"
+    indexing_maps: tuple[str, ...] = ()
+    map_dims: tuple[tuple[int, ...], ...] = ()
+    element_types: tuple[str, ...] = ()          # per tensor operand then result: "f32", "i64", ...
+    operand_shapes: tuple[tuple[int, ...], ...] = ()
+    result_shapes: tuple[tuple[int, ...], ...] = ()
+    operands: tuple[int | None, ...] = ()        # producer op index per tensor operand (see above)
+    num_dps_inputs: int = 0                      # for destination-style ops: how many operands are ins
+    body_ops: tuple[str, ...] = ()               # scalar ops in a generic's body ("arith.addf", ...)
+    flops: int = 0
+    bytes_read: int = 0
+    bytes_written: int = 0
+    dispatchable: bool = True                    # False: metadata-only or left to IREE (reshape, concat)
+    attrs: tuple[tuple[str, str], ...] = ()      # extra facts (strides, dilations, fusion pins)
+
+    @property
+    def is_reduction(self) -> bool:
+        return "reduction" in self.iterator_types
+
+
+@dataclass(frozen=True)
+class Edge:
+    producer: int
+    consumer: int
+    operand: int      # operand position in the consumer
+    result: int = 0   # result number of the producer
+
+
+@dataclass(frozen=True)
+class DataflowGraph:
+    """Producer -> consumer graph of one function. `ops` are in program (topological) order."""
+
+    function: str
+    ops: tuple[OpDesc, ...]
+    edges: tuple[Edge, ...]
+    outputs: frozenset[int] = field(default_factory=frozenset)  # ops whose result the function returns
+
+    def consumers(self, i: int) -> tuple[int, ...]:
+        return tuple(sorted({e.consumer for e in self.edges if e.producer == i}))
+
+    def producers(self, i: int) -> tuple[int, ...]:
+        return tuple(sorted({e.producer for e in self.edges if e.consumer == i}))

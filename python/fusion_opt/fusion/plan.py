@@ -1,0 +1,39 @@
+"""The planner's output: groups of ops that become one dispatch each, with a reason for every decision."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One merge or refusal between a producer and a consumer (op indices), and why."""
+
+    producer: int
+    consumer: int
+    fused: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Group:
+    """Ops (indices into the DataflowGraph, program order) placed in one dispatch region."""
+
+    id: int
+    ops: tuple[int, ...]
+    root: int                 # the op that decides the iteration space (matmul/conv/reduction or last op)
+    kind: str                 # "contraction+epilogue", "elementwise", "reduction", ... (root kind + role)
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FusionPlan:
+    """Plan for one function. Ops in no group (e.g. reshapes) are left to IREE outside any region."""
+
+    function: str
+    strategy: str             # "greedy" | "none" | "iree"
+    groups: tuple[Group, ...]
+    decisions: tuple[Decision, ...] = ()
+    unplaced: tuple[int, ...] = field(default_factory=tuple)
+
+    def group_of(self) -> dict[int, int]:
+        return {op: g.id for g in self.groups for op in g.ops}

@@ -1,0 +1,124 @@
+"""ONNX -> torch dialect -> Linalg on tensors, in process (recipe verified in shared/ARCHITECTURE.md)."""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import onnx
+
+from ..errors import InputError, UnsupportedError
+from ..ir import PassManager, ir
+
+MIN_OPSET = 17
+TORCH_TO_LINALG = (
+    "builtin.module(torch-lower-to-backend-contract,func.func(torch-scalarize-shapes),"
+    "torch-backend-to-linalg-on-tensors-backend-pipeline)"
+)
+
+
+
+def load_onnx(model: str | os.PathLike[str] | onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
+    """Read a model (path or proto); malformed files become one-line InputErrors."""
+    if isinstance(model, onnx.ModelProto):
+        return model, model.graph.name or "<model>"
+    path = Path(model)
+    if not path.is_file():
+        raise InputError("no such file", str(path))
+    try:
+        proto = onnx.load(str(path))
+    except Exception as e:  # protobuf DecodeError, truncated external data, ...
+        raise InputError(f"cannot parse ONNX protobuf: {type(e).__name__}: {e}", str(path)) from None
+    if not proto.graph.node and not proto.graph.output:
+        raise InputError("not an ONNX model (empty graph)", str(path))
+    return proto, str(path)
+
+
+def set_input_shapes(proto: onnx.ModelProto, shapes: Mapping[str, Sequence[int]]) -> None:
+    """Pin graph input dimensions, e.g. a symbolic batch size, before shape inference."""
+    names = {i.name for i in proto.graph.input}
+    for name, dims in shapes.items():
+        if name not in names:
+            raise InputError(f"--input-shape names '{name}', which is not a graph input")
+        inp = next(i for i in proto.graph.input if i.name == name)
+        tshape = inp.type.tensor_type.shape
+        del tshape.dim[:]
+        for d in dims:
+            tshape.dim.add().dim_value = int(d)
+
+
+def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Sequence[int]] | None = None,
+            ) -> onnx.ModelProto:
+    """Opset upgrade (older opsets fail in IREE on BatchNorm/MaxPool), input pinning, shape inference."""
+    proto_copy = onnx.ModelProto()
+    proto_copy.CopyFrom(proto)
+    proto = proto_copy
+    if input_shapes:
+        set_input_shapes(proto, input_shapes)
+    opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
+    try:
+        if opset is not None and opset < MIN_OPSET:
+            proto = onnx.version_converter.convert_version(proto, MIN_OPSET)
+        proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+    except Exception as e:
+        raise InputError(f"ONNX opset conversion or shape inference failed: {e}", where) from None
+    initializers = {i.name for i in proto.graph.initializer}
+    for inp in proto.graph.input:
+        if inp.name in initializers:
+            continue
+        t = inp.type.tensor_type
+        if not t.HasField("shape"):
+            raise UnsupportedError(f"graph input '{inp.name}' has no shape", where)
+        for d in t.shape.dim:
+            if not d.HasField("dim_value") or d.dim_value <= 0:
+                dim = d.dim_param or "?"
+                raise UnsupportedError(
+                    f"graph input '{inp.name}' has dynamic dimension '{dim}'; pin it with "
+                    f"--input-shape {inp.name}=1x... (API: input_shapes={{'{inp.name}': (...)}})",
+                    where,
+                )
+    return proto
+
+
+def _first_unconverted(module: ir.Module) -> tuple[str, str] | None:
+    """An ONNX node the torch-onnx conversion could not legalize: (op name, location)."""
+    found: list[tuple[str, str]] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "torch.operator":
+            found.append((ir.StringAttr(op.attributes["name"]).value, str(op.location)))
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found[0] if found else None
+
+
+def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Context,
+                input_shapes: Mapping[str, Sequence[int]] | None = None) -> tuple[ir.Module, onnx.ModelProto]:
+    """Import an ONNX model as a Linalg-on-tensors module in `context` (the session's context)."""
+    from iree.compiler.extras import onnx_importer
+
+    proto, where = load_onnx(model)
+    proto = prepare(proto, where, input_shapes)
+    try:
+        info = onnx_importer.ModelInfo(proto)
+        module = info.create_module(context=context)
+        onnx_importer.NodeImporter.define_function(info.main_graph, module.operation).import_all()
+    except Exception as e:
+        raise UnsupportedError(f"ONNX import failed: {type(e).__name__}: {e}", where) from None
+    _run(module, "builtin.module(func.func(convert-torch-onnx-to-torch))", context, where)
+    bad = _first_unconverted(module)
+    if bad:
+        raise UnsupportedError(f"unsupported ONNX op '{bad[0]}' at {bad[1]}", where)
+    _run(module, TORCH_TO_LINALG, context, where)
+    return module, proto
+
+
+def _run(module: ir.Module, pipeline: str, context: ir.Context, where: str) -> None:
+    try:
+        PassManager.parse(pipeline, context=context).run(module.operation)
+    except ir.MLIRError as e:
+        diags = e.error_diagnostics
+        msg = f"{diags[0].message} at {diags[0].location}" if diags else str(e).splitlines()[-1]
+        raise UnsupportedError(f"lowering to Linalg failed: {msg}", where) from None

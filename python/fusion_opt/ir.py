@@ -1,0 +1,44 @@
+"""Single import hub for the MLIR Python bindings shipped in iree-base-compiler.
+
+Every module that touches IR imports from here, so the binding source is pinned in one place
+(the PyPI `mlir-python-bindings` package is an empty placeholder and must not be used).
+"""
+from __future__ import annotations
+
+from iree.compiler import ir  # noqa: F401
+from iree.compiler.api import Output, Session  # noqa: F401
+from iree.compiler.dialects import arith, flow, func, linalg, tensor  # noqa: F401
+from iree.compiler.passmanager import PassManager  # noqa: F401
+
+
+def new_session() -> Session:
+    """A compiler session whose context has every dialect loaded.
+
+    IREE 3.13 segfaults when a module built in a foreign `ir.Context` is handed to
+    `Invocation.import_module`, or when dialects are not loaded first: always build IR here.
+    """
+    sess = Session()
+    sess.context.load_all_available_dialects()
+    return sess
+
+
+def op_name(op: ir.Operation | ir.OpView) -> str:
+    return op.operation.name
+
+
+def block_ops(func_op: ir.Operation | ir.OpView) -> list[ir.Operation]:
+    """Top-level operations of a function's entry block, as `ir.Operation`s."""
+    return [o.operation for o in func_op.regions[0].blocks[0].operations]
+
+
+def functions(module: ir.Module) -> list[ir.Operation]:
+    """Every `func.func` with a body at the top level of `module`."""
+    return [
+        o.operation
+        for o in module.body.operations
+        if o.operation.name == "func.func" and len(o.operation.regions[0].blocks) > 0
+    ]
+
+
+def symbol_name(func_op: ir.Operation | ir.OpView) -> str:
+    return ir.StringAttr(func_op.operation.attributes["sym_name"]).value
