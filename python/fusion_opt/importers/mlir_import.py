@@ -63,6 +63,7 @@ def check_static_shapes(module: ir.Module, source_name: str) -> None:
     for f in functions(module):
         ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
         for t in list(ftype.inputs) + list(ftype.results):
-            if ir.RankedTensorType.isinstance(t) and not ir.RankedTensorType(t).has_static_shape:
+            t = t.maybe_downcast()
+            if isinstance(t, ir.ShapedType) and t.has_rank and not t.has_static_shape:
                 where = format_diag_location(str(f.location), source_name)
                 raise UnsupportedError(f"dynamic shape {t} in the signature of a function is not supported", where)

@@ -95,11 +95,13 @@ def _first_unconverted(module: ir.Module) -> tuple[str, str] | None:
 
 
 def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Context,
-                input_shapes: Mapping[str, Sequence[int]] | None = None) -> tuple[ir.Module, onnx.ModelProto]:
+                input_shapes: Mapping[str, Sequence[int]] | None = None, source_name: str | None = None,
+                ) -> tuple[ir.Module, onnx.ModelProto]:
     """Import an ONNX model as a Linalg-on-tensors module in `context` (the session's context)."""
     from iree.compiler.extras import onnx_importer
 
     proto, where = load_onnx(model)
+    where = source_name or where
     proto = prepare(proto, where, input_shapes)
     try:
         info = onnx_importer.ModelInfo(proto)

@@ -1,0 +1,131 @@
+"""Python API: `fo.compile_onnx(model)` -> a callable compiled model, with its plan and report.
+
+Stages (import -> plan -> write regions -> compile) are the same as the CLI's; this module only
+keeps the pure results (graphs, plans, the compiled artifact) and drops the IR once compiled.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+from .analysis.opdesc import DataflowGraph
+from .fusion.plan import FusionPlan
+from .importers import import_onnx, parse_mlir
+from .ir import new_session
+from .pipelines import plan_module, write_regions
+
+
+@dataclass
+class CompiledModel:
+    """A model compiled by IREE with our fusion plan; call it with numpy arrays."""
+
+    artifact: object                     # backends.compile.Artifact
+    plans: list[FusionPlan]
+    graphs: list[DataflowGraph]
+    fusion: str
+    target: str
+    input_names: tuple[str, ...] = ()
+    output_names: tuple[str, ...] = ()
+    timings: dict[str, float] = field(default_factory=dict)
+    _runner: object = None
+
+    @property
+    def plan(self) -> FusionPlan:
+        """The plan of the entry function (ONNX models have exactly one)."""
+        return self.plans[0]
+
+    @property
+    def dispatch_count(self) -> int:
+        """Dispatches IREE actually formed (counted on the flow IR), not just our group count."""
+        return int(self.artifact.dispatch_count)
+
+    def __call__(self, *arrays: np.ndarray):
+        if self._runner is None:
+            from .backends.runtime import load
+
+            self._runner = load(self.artifact)
+        return self._runner(*arrays)
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the `.vmfb` (and its `.irpa` weights beside it when weights were externalized)."""
+        self.artifact.save(Path(path))
+        return Path(path)
+
+    def report(self, format: str = "text") -> str:
+        from .fusion.report import plan_to_json, plan_to_text
+
+        data = {
+            "target": self.target,
+            "fusion": self.fusion,
+            "dispatch_count": self.dispatch_count,
+            "groups": sum(len(p.groups) for p in self.plans),
+            "ops": sum(len(g.ops) for g in self.graphs),
+            "timings_s": {k: round(v, 4) for k, v in self.timings.items()},
+            "functions": [plan_to_json(p, g) for p, g in zip(self.plans, self.graphs)],
+        }
+        if format == "json":
+            return json.dumps(data, indent=2)
+        if format != "text":
+            raise ValueError(f"unknown report format '{format}' (text or json)")
+        head = (f"fusion={self.fusion} target={self.target}: {data['ops']} ops -> {data['groups']} groups, "
+                f"{self.dispatch_count} IREE dispatches; "
+                + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()))
+        return head + "\n" + "\n".join(plan_to_text(p, g) for p, g in zip(self.plans, self.graphs))
+
+
+def _graph_io(proto: onnx.ModelProto) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    inits = {i.name for i in proto.graph.initializer}
+    return (tuple(i.name for i in proto.graph.input if i.name not in inits),
+            tuple(o.name for o in proto.graph.output))
+
+
+def _compile(module, session, source_name: str, target: str, fusion: str,
+             extra_flags: Sequence[str], timings: dict[str, float]):
+    from .backends.compile import compile_module
+
+    t0 = time.perf_counter()
+    planned = plan_module(module, fusion, source_name)
+    write_regions(planned)
+    timings["plan"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    artifact = compile_module(module, session, target, extra_flags=tuple(extra_flags))
+    timings["compile"] = time.perf_counter() - t0
+    return artifact, [p.plan for p in planned], [p.graph for p in planned]
+
+
+def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = "llvm-cpu",
+                 fusion: str = "greedy", *, input_shapes: Mapping[str, Sequence[int]] | None = None,
+                 extra_flags: Sequence[str] = ()) -> CompiledModel:
+    """Import an ONNX model, plan fusion, compile with IREE; returns a callable CompiledModel.
+
+    `fusion`: "greedy" (our planner), "iree" (IREE's own dispatch formation), "none" (one op each).
+    """
+    timings: dict[str, float] = {}
+    session = new_session()
+    t0 = time.perf_counter()
+    name = str(model) if not isinstance(model, onnx.ModelProto) else (model.graph.name or "<model>")
+    module, proto = import_onnx(model, session.context, input_shapes, source_name=name)
+    timings["import"] = time.perf_counter() - t0
+    artifact, plans, graphs = _compile(module, session, name, target, fusion, extra_flags, timings)
+    ins, outs = _graph_io(proto)
+    return CompiledModel(artifact, plans, graphs, fusion, target, ins, outs, timings)
+
+
+def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusion: str = "greedy", *,
+                 extra_flags: Sequence[str] = ()) -> CompiledModel:
+    """Same as compile_onnx for a Linalg `.mlir` file path or MLIR text."""
+    timings: dict[str, float] = {}
+    session = new_session()
+    text, name = str(source), "<string>"
+    if "\n" not in text and Path(text).is_file():
+        name, text = text, Path(text).read_text()
+    module = parse_mlir(text, session.context, name)
+    artifact, plans, graphs = _compile(module, session, name, target, fusion, extra_flags, timings)
+    return CompiledModel(artifact, plans, graphs, fusion, target, (), (), timings)

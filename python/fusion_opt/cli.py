@@ -1,0 +1,138 @@
+"""`fusion-opt`: the mlir-opt style driver. Reads .mlir or .onnx, plans fusion, emits IR, a plan or a .vmfb.
+
+Every failure a user can cause ends as one `where: error: what` line on stderr and a nonzero exit;
+tracebacks only with --debug; output files are written atomically, so a failure leaves none behind.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import diagnostics
+from .errors import FusionOptError, InputError
+from .outputs import write_atomic
+from .pipelines import FUSION_MODES
+
+EMITS = ("linalg", "regions", "plan", "json", "vmfb")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="fusion-opt",
+        description="Plan operator fusion on Linalg (from .mlir or .onnx) and hand it to IREE.",
+    )
+    p.add_argument("input", nargs="?", default="-", help="input .mlir or .onnx file ('-' for stdin)")
+    p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
+    p.add_argument("--fusion", default="greedy", choices=FUSION_MODES,
+                   help="greedy: our planner; iree: IREE's own dispatch formation; none: one dispatch per op")
+    p.add_argument("--target", default="host", help="compilation target (host, llvm-cpu, cpu-generic, cuda, vulkan)")
+    p.add_argument("--emit", default="regions", choices=EMITS,
+                   help="linalg: imported IR; regions: IR with flow.dispatch.region per group; "
+                        "plan: readable plan; json: plan as JSON; vmfb: compiled IREE module (needs -o)")
+    p.add_argument("--split-input-file", action="store_true",
+                   help="process each '// -----' separated chunk of the input on its own")
+    p.add_argument("--verify-diagnostics", action="store_true",
+                   help="check errors against 'expected-error' annotations in the input")
+    p.add_argument("--input-shape", action="append", default=[], metavar="NAME=1x3x224x224",
+                   help="pin a dynamic ONNX graph input to a static shape (repeatable)")
+    p.add_argument("--mlir-elide-elementsattrs-if-larger", type=int, default=None, metavar="N",
+                   help="print large constants as dense_resource placeholders (for reading, not re-parsing)")
+    p.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
+    return p
+
+
+def parse_input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    shapes = {}
+    for spec in specs:
+        name, sep, dims = spec.rpartition("=")
+        try:
+            if not sep or not name:
+                raise ValueError
+            shapes[name] = tuple(int(d) for d in dims.lower().split("x"))
+        except ValueError:
+            raise InputError(f"bad --input-shape '{spec}', expected NAME=1x3x224x224") from None
+    return shapes
+
+
+def read_input(path: str) -> tuple[bytes, str]:
+    if path == "-":
+        return sys.stdin.buffer.read(), "<stdin>"
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("no such file" if not p.exists() else "not a regular file", path)
+    return p.read_bytes(), path
+
+
+def is_onnx(data: bytes, name: str) -> bool:
+    """By suffix, else by content: ONNX protobufs are binary, MLIR is text."""
+    if name.endswith(".onnx"):
+        return True
+    if name.endswith(".mlir"):
+        return False
+    try:
+        data.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        return True
+
+
+def run(args: argparse.Namespace) -> int:
+    from .driver import process_mlir, process_onnx
+
+    data, name = read_input(args.input)
+    if args.emit == "vmfb" and args.output == "-":
+        raise InputError("--emit=vmfb writes a binary module: give an output file with -o")
+    shapes = parse_input_shapes(args.input_shape)
+    if is_onnx(data, name):
+        if args.verify_diagnostics or args.split_input_file:
+            raise InputError("--split-input-file and --verify-diagnostics apply to .mlir input only")
+        result = process_onnx(data, name, args, shapes)
+        write_result(result, args)
+        return 0
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"input is neither UTF-8 MLIR text nor an ONNX file ({e.reason})", name) from None
+    if args.verify_diagnostics:
+        return diagnostics.verify(text, name, args, process_mlir)
+    result = process_mlir(text, name, args)
+    write_result(result, args)
+    return 0
+
+
+def write_result(result, args: argparse.Namespace) -> None:
+    if hasattr(result, "save"):  # a compiled artifact: .vmfb plus its .irpa, both written atomically
+        result.save(args.output)
+        return
+    if isinstance(result, dict):
+        result = json.dumps(result, indent=2) + "\n"
+    write_atomic(args.output, result)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except FusionOptError as e:
+        if args.debug:
+            raise
+        print(str(e), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # an internal bug: still one line unless --debug
+        if args.debug:
+            raise
+        msg = " ".join(str(e).split())
+        print(f"error: internal error: {type(e).__name__}: {msg} (rerun with --debug for a traceback)",
+              file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""What the CLI does with one input: import, plan, write regions, print or compile."""
+from __future__ import annotations
+
+import argparse
+
+from .errors import InputError
+from .importers import import_onnx, parse_mlir, split_input
+from .ir import ir, new_session
+from .pipelines import PlannedFunction, plan_module, write_regions
+
+
+def print_module(module: ir.Module, args: argparse.Namespace) -> str:
+    return module.operation.get_asm(
+        large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
+        enable_debug_info=args.mlir_print_debuginfo,
+    )
+
+
+def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
+         session, input_kind: str) -> str | bytes | dict:
+    """Run the stages `--emit` asks for, and nothing more."""
+    if args.emit == "linalg":
+        return print_module(module, args)
+    planned = plan_module(module, args.fusion, source_name)
+    if args.emit in ("plan", "json"):
+        return render_plans(planned, args.emit)
+    write_regions(planned)
+    if args.emit == "regions":
+        return print_module(module, args)
+    from .backends.compile import compile_module
+
+    return compile_module(module, session, args.target)  # the CLI saves it (.vmfb + .irpa)
+
+
+def render_plans(planned: list[PlannedFunction], fmt: str) -> str | dict:
+    from .fusion.report import plan_to_json, plan_to_text
+
+    if fmt == "json":
+        return {"functions": [plan_to_json(p.plan, p.graph) for p in planned]}
+    return "\n".join(plan_to_text(p.plan, p.graph) for p in planned)
+
+
+def process_mlir(text: str, source_name: str, args: argparse.Namespace) -> str | bytes | dict:
+    chunks = split_input(text, args.split_input_file)
+    if args.emit == "vmfb" and len(chunks) > 1:
+        raise InputError("--emit=vmfb cannot be combined with --split-input-file")
+    results = []
+    for chunk in chunks:
+        session = new_session()
+        module = parse_mlir(chunk.text, session.context, source_name)
+        results.append(emit(module, source_name, args, session, "mlir"))
+    return join_results(results)
+
+
+def join_results(results: list) -> str | bytes | dict:
+    if len(results) == 1:
+        return results[0]
+    if isinstance(results[0], dict):
+        return {"functions": [f for r in results for f in r["functions"]]}
+    return "// -----\n".join(r if r.endswith("\n") else r + "\n" for r in results)
+
+
+def process_onnx(data: bytes, source_name: str, args: argparse.Namespace,
+                 shapes: dict[str, tuple[int, ...]]) -> str | bytes | dict:
+    import onnx
+
+    try:
+        proto = onnx.load_from_string(data)
+    except Exception as e:
+        raise InputError(f"cannot parse ONNX protobuf: {type(e).__name__}: {e}", source_name) from None
+    if not proto.graph.node and not proto.graph.output:
+        raise InputError("not an ONNX model (empty graph)", source_name)
+    if not proto.graph.name:
+        proto.graph.name = "main"
+    session = new_session()
+    module, _ = import_onnx(proto, session.context, shapes, source_name=source_name)
+    return emit(module, source_name, args, session, "onnx")

@@ -1,0 +1,140 @@
+"""IREE hand-off: write one `flow.dispatch.region` per fusion group into a function.
+
+IREE 3.13 respects pre-formed `flow.dispatch.region`s as dispatch boundaries (verified in
+shared/ARCHITECTURE.md) and has no transform op that forms them, so they are built here from Python.
+Groups must be convex (the planner's cycle check guarantees it); the block is first reordered so
+every group is contiguous, then each group is moved into a region that yields its escaping values.
+"""
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+from ..errors import PlanError
+from ..fusion.plan import FusionPlan
+from ..ir import flow, ir
+
+
+def _top_level(op: ir.Operation, block_ops: dict[ir.Operation, int]) -> ir.Operation | None:
+    """The op of the function block that contains `op` (itself, or an ancestor)."""
+    while op is not None and op not in block_ops:
+        parent = op.parent
+        op = parent.operation if parent is not None else None
+    return op
+
+
+def _units(block: list[ir.Operation], op_group: dict[ir.Operation, int]) -> list[tuple]:
+    """Each op's scheduling unit: its group, or the op alone."""
+    return [("g", op_group[o]) if o in op_group else ("o", i) for i, o in enumerate(block)]
+
+
+def reorder_block(block: list[ir.Operation], terminator: ir.Operation,
+                  op_group: dict[ir.Operation, int]) -> list[ir.Operation]:
+    """Topologically order units so each group's ops are contiguous; stable by first position.
+
+    Raises PlanError when the groups form a cycle (the planner must never produce one).
+    """
+    pos = {o: i for i, o in enumerate(block)}
+    unit = _units(block, op_group)
+    members: dict[tuple, list[int]] = {}
+    for i, u in enumerate(unit):
+        members.setdefault(u, []).append(i)
+    deps: dict[tuple, set[tuple]] = {u: set() for u in members}
+    for i, o in enumerate(block):
+        stack = [o]
+        while stack:  # operands of nested ops count too (values captured by generic bodies)
+            cur = stack.pop()
+            for v in cur.operands:
+                owner = v.owner
+                if isinstance(owner, ir.Block) or not hasattr(owner, "name"):
+                    continue  # block argument
+                top = _top_level(owner.operation if hasattr(owner, "operation") else owner, pos)
+                if top is not None and top in pos and unit[pos[top]] != unit[i]:
+                    deps[unit[i]].add(unit[pos[top]])
+            for r in cur.regions:
+                for b in r.blocks:
+                    stack.extend(x.operation for x in b.operations)
+    indeg = {u: len(d) for u, d in deps.items()}
+    users: dict[tuple, list[tuple]] = {u: [] for u in members}
+    for u, d in deps.items():
+        for p in d:
+            users[p].append(u)
+    ready = [(members[u][0], u) for u, n in indeg.items() if n == 0]
+    heapq.heapify(ready)
+    order: list[ir.Operation] = []
+    while ready:
+        _, u = heapq.heappop(ready)
+        order.extend(block[i] for i in members[u])
+        for c in users[u]:
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                heapq.heappush(ready, (members[c][0], c))
+    if len(order) != len(block):
+        raise PlanError("fusion groups form a cycle: cannot schedule them as dispatches")
+    for o in order:
+        o.move_before(terminator)
+    return order
+
+
+def _nested_ops(op: ir.Operation) -> list[ir.Operation]:
+    out: list[ir.Operation] = []
+
+    def visit(o: ir.Operation) -> ir.WalkResult:
+        out.append(o)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return out
+
+
+def wrap_group(group_ops: Sequence[ir.Operation], loc: ir.Location) -> ir.Operation:
+    """Move contiguous `group_ops` into a new `flow.dispatch.region` yielding every escaping result."""
+    inside = set(group_ops)
+    escaping: list[ir.Value] = []
+    for o in group_ops:
+        for r in o.results:
+            if any(_outside(use.owner, inside) for use in r.uses):
+                escaping.append(r)
+    with loc:
+        region = flow.DispatchRegionOp([v.type for v in escaping], [], [], ip=ir.InsertionPoint(group_ops[0]))
+        body = region.body.blocks.append()
+        ip = ir.InsertionPoint(body)
+        for o in group_ops:
+            o.detach_from_parent()
+            ip.insert(o)
+        ret = flow.ReturnOp(escaping, ip=ip)
+    keep = _nested_ops(region.operation)
+    for v, new in zip(escaping, region.results):
+        v.replace_all_uses_except(new, keep)
+    del ret
+    return region.operation
+
+
+def _outside(owner: ir.Operation, inside: set[ir.Operation]) -> bool:
+    op = owner.operation if hasattr(owner, "operation") else owner
+    while op is not None:
+        if op in inside:
+            return False
+        parent = op.parent
+        op = parent.operation if parent is not None else None
+    return True
+
+
+def apply_plan(func_op: ir.Operation, ops: Sequence[ir.Operation], plan: FusionPlan) -> int:
+    """Write `plan`'s groups into `func_op` as dispatch regions; returns the number written."""
+    if not plan.groups:
+        return 0
+    block = list(func_op.regions[0].blocks[0].operations)
+    block = [o.operation for o in block]
+    terminator, body = block[-1], block[:-1]
+    op_group = {ops[i]: g.id for g in plan.groups for i in g.ops}
+    ordered = reorder_block(body, terminator, op_group)
+    by_group: dict[int, list[ir.Operation]] = {}
+    for o in ordered:
+        if o in op_group:
+            by_group.setdefault(op_group[o], []).append(o)
+    for g in plan.groups:
+        members = by_group.get(g.id, [])
+        if members:
+            wrap_group(members, ops[g.root].location)
+    return len(by_group)
