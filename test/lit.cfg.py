@@ -1,0 +1,21 @@
+"""lit configuration: runs without CMake using the pip `lit` and `filecheck` of the project's venv."""
+import os
+import sys
+
+import lit.formats
+
+config.name = "fusion-opt"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.test_source_root, "lit", "Output")
+config.excludes = ["python", "Output", "inputs", "lit.cfg.py"]
+
+# The venv's bin/ (fusion-opt, filecheck) comes first, whichever python runs lit.
+bindir = os.path.dirname(sys.executable)
+config.environment["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+for var in ("HOME", "TMPDIR", "FUSION_OPT_CACHE"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "lit", "inputs")))
