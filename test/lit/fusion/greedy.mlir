@@ -1,0 +1,83 @@
+// RUN: fusion-opt %s --fusion=greedy --emit=regions --split-input-file | filecheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @matmul_bias_relu(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>, %bias: tensor<32xf32>) -> tensor<64x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x32xf32>) outs(%f : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %bias : tensor<64x32xf32>, tensor<32xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %t = arith.maximumf %s, %zero : f32
+    linalg.yield %t : f32
+  } -> tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
+}
+
+// -----
+
+#c4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @conv_bn_relu(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8x3x3xf32>, %scale: tensor<16xf32>, %shift: tensor<16xf32>) -> tensor<1x16x14x14xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x14x14xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x14x14xf32>) -> tensor<1x16x14x14xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<1x8x16x16xf32>, tensor<16x8x3x3xf32>) outs(%f : tensor<1x16x14x14xf32>) -> tensor<1x16x14x14xf32>
+  %bn = linalg.generic {indexing_maps = [#c4, #ch, #ch, #c4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %scale, %shift : tensor<1x16x14x14xf32>, tensor<16xf32>, tensor<16xf32>) outs(%e : tensor<1x16x14x14xf32>) {
+  ^bb0(%v: f32, %s: f32, %t: f32, %o: f32):
+    %m = arith.mulf %v, %s : f32
+    %a = arith.addf %m, %t : f32
+    linalg.yield %a : f32
+  } -> tensor<1x16x14x14xf32>
+  %r = linalg.generic {indexing_maps = [#c4, #c4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bn : tensor<1x16x14x14xf32>) outs(%e : tensor<1x16x14x14xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = arith.maximumf %v, %zero : f32
+    linalg.yield %t : f32
+  } -> tensor<1x16x14x14xf32>
+  return %r : tensor<1x16x14x14xf32>
+}
+
+// -----
+
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+#red = affine_map<(d0, d1) -> (d0)>
+func.func @softmax(%x: tensor<32x128xf32>) -> tensor<32x128xf32> {
+  %ninf = arith.constant -3.40282347E+38 : f32
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<32xf32>
+  %e2 = tensor.empty() : tensor<32x128xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<32xf32>) -> tensor<32xf32>
+  %mx = linalg.generic {indexing_maps = [#id3, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<32x128xf32>) outs(%mi : tensor<32xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %m = arith.maximumf %v, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<32xf32>
+  %ex = linalg.generic {indexing_maps = [#id3, #red, #id3], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mx : tensor<32x128xf32>, tensor<32xf32>) outs(%e2 : tensor<32x128xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %d = arith.subf %v, %m : f32
+    %q = math.exp %d : f32
+    linalg.yield %q : f32
+  } -> tensor<32x128xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%e1 : tensor<32xf32>) -> tensor<32xf32>
+  %sm = linalg.generic {indexing_maps = [#id3, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%ex : tensor<32x128xf32>) outs(%si : tensor<32xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %s = arith.addf %v, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<32xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #red, #id3], iterator_types = ["parallel", "parallel"]}
+      ins(%ex, %sm : tensor<32x128xf32>, tensor<32xf32>) outs(%e2 : tensor<32x128xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %q = arith.divf %v, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<32x128xf32>
+  return %r : tensor<32x128xf32>
+}
