@@ -1,0 +1,154 @@
+"""fusion-bench: our fusion vs IREE's own vs onnxruntime on real-weight models.
+
+    fusion-bench [run] [--models A.onnx ...] [--suite NAMES|all] [--json OUT.json] [--repeat N] [--warmup K]
+                       [--fusion-modes greedy,iree] [--target host] [--cache DIR]
+
+`run` is the default subcommand, so `fusion-bench --models m.onnx` and `fusion-bench run --models m.onnx` are the
+same; later subcommands (calibrate, fuzz) slot into the same parser.
+Inputs for a model file come from `<stem>.npz` beside it (arrays named after the graph inputs, `output`,
+`output_1`, ... the reference outputs), else from a seed; without an npz the reference is onnxruntime.
+JSON: {"config": {...}, "results": [one record per model], "geomean": {...}}. Exit status: 0, 2 on usage
+errors, 1 if every model failed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from . import models, runner
+
+DEFAULT_SUITE = ("resnet50", "squeezenet", "densenet121", "inception_v2", "shufflenet", "vgg19", "mlp_gelu",
+                 "layernorm", "attention", "bert_layer", "mlp4")
+SUBCOMMANDS = ("run",)
+TARGET_ALIASES = {"host": "llvm-cpu", "cpu": "llvm-cpu"}
+
+
+def _names(values: Sequence[str] | None) -> list[str]:
+    """Accept both `--suite a b` and `--suite a,b`."""
+    return [n for v in values or () for n in v.split(",") if n]
+
+
+def add_run_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--models", nargs="+", type=Path, default=None, metavar="FILE.onnx",
+                   help="ONNX files to benchmark (inputs from FILE.npz beside each, else seeded random)")
+    p.add_argument("--suite", nargs="+", default=None, metavar="NAME",
+                   help=f"bundled suite models, or 'all' (default without --models: {','.join(DEFAULT_SUITE)})")
+    p.add_argument("--json", type=Path, default=None, metavar="OUT.json", help="write the records here")
+    p.add_argument("--repeat", type=int, default=20, help="timed rounds per engine (median reported)")
+    p.add_argument("--warmup", type=int, default=3, help="untimed rounds per engine first")
+    p.add_argument("--fusion-modes", default="greedy,iree",
+                   help="comma-separated compile_onnx fusion modes; greedy is reported as 'ours'")
+    p.add_argument("--target", default="host", help="host (= llvm-cpu) or any compile_onnx target")
+    p.add_argument("--cache", type=Path, default=None, help="suite model cache (default $FUSION_OPT_CACHE "
+                   "or <repo>/.cache/models)")
+    p.add_argument("--seed", type=int, default=0, help="seed for inputs of models without an npz")
+    p.add_argument("-v", "--verbose", action="store_true", help="print tracebacks of failures")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="fusion-bench", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", metavar="{run}")
+    add_run_args(sub.add_parser("run", help="benchmark models (default subcommand)"))
+    return ap
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse, defaulting to `run` when no subcommand is named; validates the run arguments."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in SUBCOMMANDS and argv[0] not in ("-h", "--help")):
+        argv = ["run", *argv]
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    if args.command == "run":
+        suite = _names(args.suite)
+        if suite == ["all"]:
+            suite = list(models.SUITE)
+        elif not suite and not args.models:
+            suite = list(DEFAULT_SUITE)
+        unknown = [n for n in suite if n not in models.SUITE]
+        if unknown:
+            ap.error(f"unknown suite model(s): {', '.join(unknown)} (known: {', '.join(models.SUITE)}, all)")
+        missing = [str(p) for p in args.models or () if not p.is_file()]
+        if missing:
+            ap.error(f"no such model file: {', '.join(missing)}")
+        args.suite = suite
+        args.modes = _names([args.fusion_modes])
+        if not args.modes:
+            ap.error("--fusion-modes is empty")
+        if args.repeat < 1 or args.warmup < 0:
+            ap.error("--repeat must be >= 1 and --warmup >= 0")
+        args.target = TARGET_ALIASES.get(args.target, args.target)
+    return args
+
+
+def _fmt(v: Any, spec: str) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    return format(v, spec)
+
+
+def print_table(records: list[dict[str, Any]], modes: Sequence[str]) -> None:
+    cols = [runner.label(m) for m in modes]
+    head = (f"{'model':14s}" + "".join(f"{c + ' ms':>11s}" for c in cols) + f"{'ort ms':>10s}"
+            + f"{'ours/iree':>10s}{'ours/ort':>9s}" + "".join(f"{'d_' + c:>8s}" for c in cols)
+            + f"{'err ours':>10s}{'err iree':>10s}")
+    print(head)
+    for r in records:
+        line = (f"{r['model'][:14]:14s}" + "".join(f"{_fmt(r.get(c + '_ms'), '.3f'):>11s}" for c in cols)
+                + f"{_fmt(r.get('ort_ms'), '.3f'):>10s}{_fmt(r.get('ours_over_iree'), '.2f'):>10s}"
+                + f"{_fmt(r.get('ours_over_ort'), '.2f'):>9s}"
+                + "".join(f"{_fmt(r.get('dispatches_' + c), 'd'):>8s}" for c in cols)
+                + f"{_fmt(r.get('max_abs_err'), '.1e'):>10s}{_fmt(r.get('iree_max_abs_err'), '.1e'):>10s}")
+        print(line)
+        if "error" in r:
+            print(f"  ! {r['error']}")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    if args.suite:
+        print(f"preparing suite models: {' '.join(args.suite)}", flush=True)
+    jobs: list[tuple[str, Path | None]] = []
+    records: list[dict[str, Any]] = []
+    for name in args.suite:
+        try:
+            jobs.append((name, models.ensure_model(name, args.cache)))
+        except Exception as e:  # noqa: BLE001 - e.g. onnxruntime missing: report, go on with the rest
+            records.append({"model": name, "error": f"generate: {type(e).__name__}: {e}"})
+    jobs += [(p.stem, p) for p in args.models or ()]
+    for name, path in jobs:
+        print(f"[{len(records) + 1}/{len(jobs)}] {name} ...", flush=True)
+        assert path is not None
+        rec = runner.bench_model(path, args.modes, args.target, args.repeat, args.warmup, args.seed,
+                                 name=name, verbose=args.verbose)
+        records.append(rec)
+    print()
+    print_table(records, args.modes)
+    geo = {f"ours_over_{o}": runner.geomean([r.get(f"ours_over_{o}") for r in records]) for o in ("iree", "ort")}
+    print("geomean " + "  ".join(f"{k} {_fmt(v, '.3f')}" for k, v in geo.items()))
+    if args.json:
+        config = {"target": args.target, "modes": args.modes, "repeat": args.repeat, "warmup": args.warmup,
+                  "machine": platform.machine(), "python": platform.python_version()}
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"config": config, "results": records, "geomean": geo}, indent=1) + "\n")
+        print(f"wrote {args.json}")
+    ok = [r for r in records if any(f"{runner.label(m)}_ms" in r for m in args.modes)]
+    return 0 if ok else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.command == "run":
+        return cmd_run(args)
+    return 2  # pragma: no cover - every subcommand returns above
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""Measure one model: our fusion vs IREE's vs onnxruntime, in one process, interleaved.
+
+Interleaving (one run of each engine per round, in rotating order) spreads slow drifts of a shared 2-core machine
+(thermal state, other processes, page cache) evenly over the engines instead of biasing whichever ran last;
+the median of the rounds is the headline number and min/max/stdev go into the JSON to judge the noise.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import models
+
+
+def label(mode: str) -> str:
+    """Column name of a fusion mode: our planner is 'ours', the others keep their mode name."""
+    return "ours" if mode == "greedy" else mode
+
+
+def as_outputs(result: Any) -> list[np.ndarray]:
+    """A CompiledModel returns one array or a tuple; onnxruntime a list: normalise to a list of ndarrays."""
+    if isinstance(result, (tuple, list)):
+        return [np.asarray(r) for r in result]
+    return [np.asarray(result)]
+
+
+def max_abs_err(got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> float:
+    """Largest |got - want| over all outputs; inf on a count or shape mismatch, nan if anything is NaN."""
+    if len(got) != len(want):
+        return math.inf
+    err = 0.0
+    for g, w in zip(got, want):
+        if g.shape != w.shape:
+            return math.inf
+        if g.size:
+            err = max(err, float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64)))))
+    return err
+
+
+def _short(e: BaseException) -> str:
+    first = (str(e).strip().splitlines() or [""])[0]
+    return f"{type(e).__name__}: {first[:300]}"
+
+
+def _timings(ms: list[float]) -> dict[str, float]:
+    return {"ms": statistics.median(ms), "min_ms": min(ms), "max_ms": max(ms),
+            "stdev_ms": statistics.stdev(ms) if len(ms) > 1 else 0.0}
+
+
+def measure(fns: dict[str, Callable[[], Any]], repeat: int, warmup: int) -> dict[str, dict[str, float]]:
+    """Warm-up rounds, then `repeat` timed rounds; each round runs every engine once, in rotating order."""
+    names = list(fns)
+    for _ in range(warmup):
+        for n in names:
+            fns[n]()
+    samples: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(repeat):
+        for n in names[r % len(names):] + names[:r % len(names)]:
+            t0 = time.perf_counter()
+            fns[n]()
+            samples[n].append((time.perf_counter() - t0) * 1e3)
+    return {n: _timings(s) for n, s in samples.items()}
+
+
+def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warmup: int, seed: int = 0,
+                name: str | None = None, verbose: bool = False) -> dict[str, Any]:
+    """One JSON record for one model. Failures are recorded in `error`, never raised."""
+    import fusion_opt as fo
+
+    rec: dict[str, Any] = {"model": name or path.stem, "path": str(path), "target": target}
+    errors: list[str] = []
+    try:
+        inputs, refs = models.load_inputs(path, seed)
+    except Exception as e:  # noqa: BLE001 - a broken model must not stop the suite
+        rec["error"] = f"inputs: {_short(e)}"
+        return rec
+    rec["reference"] = "npz" if refs is not None else "onnxruntime"
+    fns: dict[str, Callable[[], Any]] = {}
+    outs: dict[str, list[np.ndarray]] = {}
+    for mode in modes:
+        col = label(mode)
+        try:
+            t0 = time.perf_counter()
+            m = fo.compile_onnx(str(path), target=target, fusion=mode)
+            rec[f"compile_s_{col}"] = round(time.perf_counter() - t0, 3)
+            rec[f"dispatches_{col}"] = m.dispatch_count
+            if isinstance(getattr(m, "timings", None), dict):  # import/plan/compile split, when available
+                rec[f"compile_phases_{col}"] = {k: round(v, 3) for k, v in m.timings.items()}
+            args = [inputs[n] for n in (getattr(m, "input_names", ()) or tuple(inputs))]
+            outs[col] = as_outputs(m(*args))
+            fns[col] = (lambda m=m, args=args: m(*args))
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"{col}: {_short(e)}")
+            if verbose:
+                traceback.print_exc()
+    try:
+        sess = models.ort_session(path)
+        outs["ort"] = as_outputs(sess.run(None, inputs))
+        fns["ort"] = (lambda: sess.run(None, inputs))
+    except Exception as e:  # noqa: BLE001
+        errors.append(f"ort: {_short(e)}")
+    if refs is None:
+        refs = outs.get("ort")
+    for col, got in outs.items():
+        if refs is not None and not (col == "ort" and rec["reference"] == "onnxruntime"):
+            rec["max_abs_err" if col == "ours" else f"{col}_max_abs_err"] = max_abs_err(got, refs)
+    if fns:
+        for col, t in measure(fns, repeat, warmup).items():
+            rec[f"{col}_ms"] = round(t["ms"], 4)
+            for k in ("min_ms", "max_ms", "stdev_ms"):
+                rec[f"{col}_{k}"] = round(t[k], 4)
+    for other in ("iree", "ort"):
+        if "ours_ms" in rec and f"{other}_ms" in rec:
+            rec[f"ours_over_{other}"] = round(rec["ours_ms"] / rec[f"{other}_ms"], 4)
+    if errors:
+        rec["error"] = "; ".join(errors)
+    return rec
+
+
+def geomean(values: Sequence[float]) -> float | None:
+    vals = [v for v in values if v and v > 0 and math.isfinite(v)]
+    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else None
