@@ -1,0 +1,123 @@
+"""Run compiled modules with `iree.runtime`: numpy in, numpy out, inputs checked before IREE sees them.
+
+Calls are synchronous: the exported function uses IREE's default `sync` ABI (it waits on its own
+fences), and results are copied to host numpy arrays before returning, so a timed call covers
+upload, every dispatch and download.
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import RuntimeFailure
+from .compile import PARAM_SCOPE, Artifact
+from .targets import get_target
+
+_DTYPES = {
+    "f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_, "i8": np.int8, "i16": np.int16,
+    "i32": np.int32, "i64": np.int64, "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
+}
+_ARG = re.compile(r"%input\d+: (tensor<([^>]*)>|[a-z]+\d+)")
+
+
+def _parse_tensor(spec: str) -> tuple[tuple[int, ...] | None, Any]:
+    """`1x3x224x224xf32` -> ((1, 3, 224, 224), float32); unknown element types -> dtype None."""
+    *dims, elt = spec.split("x")
+    shape = None if any(d == "?" for d in dims) else tuple(int(d) for d in dims)
+    return shape, _DTYPES.get(elt)
+
+
+class Runner:
+    """A loaded module's entry function: `runner(*arrays)` -> array, or a tuple of arrays."""
+
+    def __init__(self, vmfb: bytes | Path, driver: str, params_path: Path | None = None,
+                 entry: str | None = None) -> None:
+        import iree.runtime as rt
+
+        try:
+            self.config = rt.Config(driver)
+        except Exception as e:
+            raise RuntimeFailure(f"cannot open a device for driver '{driver}': {e}") from None
+        inst = self.config.vm_instance
+        modules = []
+        if params_path is not None:
+            index = rt.ParameterIndex()
+            index.load(str(params_path))  # mmap: weights are paged in, not copied
+            modules.append(rt.create_io_parameters_module(inst, index.create_provider(scope=PARAM_SCOPE)))
+        try:
+            vm = (rt.VmModule.mmap(inst, str(vmfb)) if isinstance(vmfb, Path)
+                  else rt.VmModule.copy_buffer(inst, vmfb))
+            self.context = rt.SystemContext(vm_modules=[*modules, vm], config=self.config)
+        except Exception as e:
+            raise RuntimeFailure(f"cannot load the module: {' '.join(str(e).split())}") from None
+        names = [n for n in vm.function_names if not n.startswith("__")]
+        self.entry = entry or (names[0] if names else "")
+        if self.entry not in names:
+            raise RuntimeFailure(f"no function '{self.entry}' in the module (it exports {names})")
+        self.driver = driver
+        self._fn = self.context.modules[vm.name][self.entry]
+        decl = self._fn.vm_function.reflection.get("iree.abi.declaration", "")
+        head = decl.split("->")[0]
+        self.inputs = [(_parse_tensor(m.group(2)) if m.group(2) is not None else ((), _DTYPES.get(m.group(1))))
+                       for m in _ARG.finditer(head)]
+        self.declaration = decl
+
+    def check(self, args: Sequence[Any]) -> list[np.ndarray]:
+        """Inputs as contiguous arrays; wrong count, shape or dtype raise RuntimeFailure before IREE runs."""
+        if len(args) != len(self.inputs):
+            raise RuntimeFailure(f"@{self.entry} takes {len(self.inputs)} inputs, got {len(args)}")
+        out = []
+        for i, (a, (shape, dtype)) in enumerate(zip(args, self.inputs)):
+            arr = np.ascontiguousarray(a)
+            if dtype is not None and arr.dtype != dtype:
+                raise RuntimeFailure(f"input {i} of @{self.entry}: expected dtype {np.dtype(dtype).name}, "
+                                     f"got {arr.dtype.name}")
+            if shape is not None and arr.shape != shape:
+                raise RuntimeFailure(f"input {i} of @{self.entry}: expected shape {shape}, got {arr.shape}")
+            out.append(arr)
+        return out
+
+    def __call__(self, *args: Any) -> np.ndarray | tuple[np.ndarray, ...]:
+        arrays = self.check(args)
+        try:
+            res = self._fn(*arrays)
+        except Exception as e:
+            raise RuntimeFailure(f"@{self.entry} failed: {' '.join(str(e).split())}") from None
+        if isinstance(res, tuple):
+            return tuple(r.to_host() for r in res)
+        return res.to_host() if res is not None else res
+
+
+def load(artifact: Artifact, driver: str | None = None, entry: str | None = None) -> Runner:
+    """A Runner for an in-memory artifact; `driver` overrides the target's (e.g. local-sync)."""
+    drv = driver or get_target(artifact.target).driver
+    return Runner(artifact.vmfb, drv, artifact.params_path, entry or artifact.entry)
+
+
+def load_file(path: str | os.PathLike[str], target: str = "host", driver: str | None = None,
+              entry: str | None = None) -> Runner:
+    """A Runner for a saved `.vmfb`; the `.irpa` beside it (from Artifact.save) is loaded when present."""
+    vmfb = Path(path)
+    if not vmfb.is_file():
+        raise RuntimeFailure("no such file", str(vmfb))
+    irpa = vmfb.with_suffix(".irpa")
+    return Runner(vmfb, driver or get_target(target).driver, irpa if irpa.is_file() else None, entry)
+
+
+def benchmark(runner: Runner, inputs: Sequence[Any], warmup: int = 3, repeat: int = 10) -> list[float]:
+    """Milliseconds per synchronous call (host->device copy, execution, device->host copy)."""
+    arrays = runner.check(inputs)
+    for _ in range(warmup):
+        runner(*arrays)
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        runner(*arrays)
+        times.append((time.perf_counter() - t) * 1e3)
+    return times
