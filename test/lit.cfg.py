@@ -5,7 +5,7 @@ import sys
 import lit.formats
 
 config.name = "fusion-opt"
-config.test_format = lit.formats.ShTest(execute_external=True)
+config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "lit", "Output")

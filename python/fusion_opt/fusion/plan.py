@@ -34,6 +34,9 @@ class FusionPlan:
     groups: tuple[Group, ...]
     decisions: tuple[Decision, ...] = ()
     unplaced: tuple[int, ...] = field(default_factory=tuple)
+    # Cheap splats (linalg.fill) shared by several groups: left outside every region (so also in
+    # `unplaced`); IREE clones them into each consumer's dispatch (isClonableIntoDispatchOp).
+    cloned: tuple[int, ...] = field(default_factory=tuple)
 
     def group_of(self) -> dict[int, int]:
         return {op: g.id for g in self.groups for op in g.ops}

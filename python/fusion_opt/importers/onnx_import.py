@@ -112,7 +112,8 @@ def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Con
     _run(module, "builtin.module(func.func(convert-torch-onnx-to-torch))", context, where)
     bad = _first_unconverted(module)
     if bad:
-        raise UnsupportedError(f"unsupported ONNX op '{bad[0]}' at {bad[1]}", where)
+        node = bad[1][len('loc("'):-2] if bad[1].startswith('loc("') else bad[1]
+        raise UnsupportedError(f"unsupported ONNX op '{bad[0]}' (node '{node}')", where)
     _run(module, TORCH_TO_LINALG, context, where)
     return module, proto
 

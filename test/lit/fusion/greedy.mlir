@@ -1,7 +1,19 @@
 // RUN: fusion-opt %s --fusion=greedy --emit=regions --split-input-file | filecheck %s
+// RUN: fusion-opt %s --fusion=greedy --emit=plan --split-input-file | filecheck %s --check-prefix=PLAN
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>
+// The bias+relu epilogue and the accumulator fill join the matmul: one dispatch.
+// CHECK-LABEL: func.func @matmul_bias_relu(
+// CHECK: %[[R:.+]] = flow.dispatch.region -> (tensor<64x32xf32>) {
+// CHECK-NEXT: %[[F:.+]] = linalg.fill
+// CHECK-NEXT: %[[M:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<64x128xf32>, tensor<128x32xf32>) outs(%[[F]] :
+// CHECK-NEXT: %[[E:.+]] = linalg.generic {{.*}} ins(%[[M]], %{{.+}} :
+// CHECK: flow.return %[[E]] : tensor<64x32xf32>
+// CHECK-NOT: flow.dispatch.region
+// CHECK: return %[[R]]
+// PLAN-LABEL: function @matmul_bias_relu: strategy greedy, 1 groups
+// PLAN: contraction+epilogue  3
 func.func @matmul_bias_relu(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>, %bias: tensor<32xf32>) -> tensor<64x32xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64x32xf32>
@@ -21,6 +33,16 @@ func.func @matmul_bias_relu(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>, %bia
 
 #c4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+// BatchNorm (as a per-channel mul/add) and ReLU are elementwise epilogues of the conv.
+// CHECK-LABEL: func.func @conv_bn_relu(
+// CHECK: flow.dispatch.region -> (tensor<1x16x14x14xf32>) {
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK: arith.mulf
+// CHECK: arith.maximumf
+// CHECK: flow.return
+// CHECK-NOT: flow.dispatch.region
+// PLAN-LABEL: function @conv_bn_relu: strategy greedy, 1 groups
+// PLAN: convolution+epilogue  4
 func.func @conv_bn_relu(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8x3x3xf32>, %scale: tensor<16xf32>, %shift: tensor<16xf32>) -> tensor<1x16x14x14xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x16x14x14xf32>
@@ -47,6 +69,13 @@ func.func @conv_bn_relu(%x: tensor<1x8x16x16xf32>, %w: tensor<16x8x3x3xf32>, %sc
 
 #id3 = affine_map<(d0, d1) -> (d0, d1)>
 #red = affine_map<(d0, d1) -> (d0)>
+// A first greedy planner keeps each reduction a root of its own group and will not fuse the exp,
+// whose two consumers (sum and div) end in different groups.
+// CHECK-LABEL: func.func @softmax(
+// CHECK-COUNT-4: flow.dispatch.region
+// CHECK-NOT: flow.dispatch.region
+// PLAN-LABEL: function @softmax: strategy greedy, 4 groups
+// PLAN: refused
 func.func @softmax(%x: tensor<32x128xf32>) -> tensor<32x128xf32> {
   %ninf = arith.constant -3.40282347E+38 : f32
   %zero = arith.constant 0.0 : f32

@@ -1,0 +1,106 @@
+"""Op kinds from indexing maps and iterator types (TVM's OpPatternKind, derived from Linalg structure).
+
+`classify` is pure: it sees loop iterators, per-map loop dims and body op names, never IR. The op
+name is consulted only for ops without indexing maps (tensor.pad, reshapes, concat, scalar ops).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .opdesc import OpKind
+
+# Ops without indexing maps, by name: what they do to data.
+NAME_KINDS: dict[str, tuple[OpKind, str]] = {
+    "tensor.pad": (OpKind.PAD, "copies into a bigger buffer filled with the padding value"),
+    "tensor.insert_slice": (OpKind.PAD, "copies a tile into a destination buffer"),
+    "tensor.extract_slice": (OpKind.INJECTIVE, "each output element reads one input element"),
+    "tensor.expand_shape": (OpKind.INJECTIVE, "reshape: metadata only"),
+    "tensor.collapse_shape": (OpKind.INJECTIVE, "reshape: metadata only"),
+    "tensor.reshape": (OpKind.INJECTIVE, "reshape: metadata only"),
+    "tensor.cast": (OpKind.INJECTIVE, "type refinement: metadata only"),
+    "tensor.bitcast": (OpKind.INJECTIVE, "element reinterpretation: metadata only"),
+    "tensor.concat": (OpKind.OPAQUE, "several inputs scattered into one buffer: left to IREE"),
+}
+
+MUL_OPS = frozenset({"arith.mulf", "arith.muli"})
+ADD_OPS = frozenset({"arith.addf", "arith.addi"})
+_CONST = re.compile(r"^-?\d+$")
+
+
+def map_results(map_text: str) -> list[str]:
+    """Result expressions of an affine map's text, `(d0, d1) -> (d0, 0)` -> `['d0', '0']`."""
+    rhs = map_text.split("->", 1)[1].strip()
+    if rhs.endswith(">"):  # `affine_map<...>` form
+        rhs = rhs[:-1].rstrip()
+    rhs = rhs[1:-1]
+    out, depth, cur = [], 0, ""
+    for ch in rhs:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def _constant_results(indexing_maps: Sequence[str], n_maps: int) -> list[list[bool]]:
+    """Per map, which results are integer constants (broadcast of a size-1 dim, not a window sum)."""
+    if len(indexing_maps) != n_maps:
+        return [[] for _ in range(n_maps)]
+    return [[bool(_CONST.match(r)) for r in map_results(m)] for m in indexing_maps]
+
+
+def _is_perm(dims: Sequence[int], n: int) -> bool:
+    return len(dims) == n and sorted(dims) == list(range(n))
+
+
+def classify(iterator_types: Sequence[str], map_dims: Sequence[Sequence[int]], num_inputs: int,
+             body_ops: Sequence[str], name: str, indexing_maps: Sequence[str] = ()) -> OpKind:
+    """The kind of one op; see `explain` for the rule that fired."""
+    return explain(iterator_types, map_dims, num_inputs, body_ops, name, indexing_maps)[0]
+
+
+def explain(iterator_types: Sequence[str], map_dims: Sequence[Sequence[int]], num_inputs: int,
+            body_ops: Sequence[str], name: str, indexing_maps: Sequence[str] = ()) -> tuple[OpKind, str]:
+    """(kind, one-line reason). `indexing_maps` (text) only tells constant results from window sums."""
+    if not map_dims:
+        return NAME_KINDS.get(name, (OpKind.OPAQUE, "no indexing maps: unknown data movement"))
+    n = len(iterator_types)
+    ins, outs = list(map_dims[:num_inputs]), list(map_dims[num_inputs:])
+    consts = _constant_results(indexing_maps, len(map_dims))[:num_inputs]
+    red = {d for d, it in enumerate(iterator_types) if it == "reduction"}
+    has_mac = bool(MUL_OPS & set(body_ops)) and bool(ADD_OPS & set(body_ops))
+    # A result that is neither a loop dim nor a constant: a sum like d2 * 2 + d5 (sliding window).
+    window = [any(d < 0 and not (c[k] if k < len(c) else False) for k, d in enumerate(m))
+              for m, c in zip(ins, consts + [[]] * (len(ins) - len(consts)))]
+
+    if red:
+        direct_uses = {r: sum(r in m for m in ins) for r in red}
+        if has_mac and any(window) and any(u == 1 for u in direct_uses.values()):
+            return OpKind.CONVOLUTION, "multiply-accumulate; an input is indexed by window sums (d0 + d4)"
+        if has_mac and any(u >= 2 for u in direct_uses.values()):
+            return OpKind.CONTRACTION, "multiply-accumulate over a reduction dim shared by two inputs"
+        if any(window):
+            return OpKind.REDUCTION, "window reduction without a product of two tensors (pooling)"
+        return OpKind.REDUCTION, "reduction loops without a multiply-accumulate of two tensors"
+
+    if any(window):
+        return OpKind.INJECTIVE, "parallel gather through window sums (im2col-like copy)"
+    out_dims = outs[0] if outs else list(range(n))
+    if all(_is_perm(m, n) for m in ins + outs) and all(list(m) == list(out_dims) for m in ins + outs):
+        return OpKind.ELEMENTWISE, "all loops parallel, every map the same permutation"
+    in_dims = [[d for d in m if d >= 0] for m in ins]
+    order = {d: k for k, d in enumerate(out_dims)}
+    monotone = all(all(order.get(a, -1) < order.get(b, -1) for a, b in zip(m, m[1:])) for m in in_dims)
+    if monotone and any(len(m) < n for m in in_dims):
+        return OpKind.BROADCAST, "all loops parallel; an input map drops dims (projection)"
+    return OpKind.INJECTIVE, "all loops parallel; maps permute dims (transpose)"
+
+
+HEAVY = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.REDUCTION, OpKind.PAD, OpKind.OPAQUE})
+LIGHT = frozenset({OpKind.ELEMENTWISE, OpKind.BROADCAST, OpKind.INJECTIVE})

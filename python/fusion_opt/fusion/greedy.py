@@ -1,0 +1,252 @@
+"""XLA-style greedy fusion: visit producers consumers-first and merge each into its consumers' group.
+
+Pure: reads only OpDesc data. A group holds at most one heavy op (contraction, convolution,
+reduction, pad, opaque), its root; light ops (elementwise, broadcast, injective, fill) sit before it
+as a prologue or after it as an epilogue. Each rule below returns a one-line reason, kept as a
+Decision for every producer -> consumer edge, so a user can ask why two ops were (not) fused.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from ..analysis.classify import HEAVY, LIGHT
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from .plan import Decision, FusionPlan, Group
+
+# Heavy kinds that can take an epilogue (and so "claim" the light chain that follows them).
+ANCHORS = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.REDUCTION})
+MATMUL_LIKE = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION})
+
+
+def numel(shape: Iterable[int]) -> int:
+    return math.prod(shape)
+
+
+def out_numel(op: OpDesc) -> int:
+    return numel(op.result_shapes[0]) if op.result_shapes else 0
+
+
+def is_fill_like(op: OpDesc) -> bool:
+    """Light op with no tensor producer: a splat such as linalg.fill, free to rematerialize."""
+    return op.kind in LIGHT and all(p is None for p in op.operands) and op.flops == 0
+
+
+def describe(op: OpDesc) -> str:
+    return f"op {op.index} ({op.name} at {op.loc})"
+
+
+class _State:
+    """Union of ops into groups, plus the heavy op each group is committed to ("anchor")."""
+
+    def __init__(self, graph: DataflowGraph) -> None:
+        self.g = graph
+        self.ops = graph.ops
+        self.cons = {i: set(graph.consumers(i)) for i in range(len(graph.ops))}
+        self.prods = {i: set(graph.producers(i)) for i in range(len(graph.ops))}
+        self.gid = {op.index: op.index for op in graph.ops if op.dispatchable}
+        self.members = {i: {i} for i in self.gid}
+        self.root = {i: (i if self.ops[i].kind in HEAVY else None) for i in self.gid}
+        self.anchor = {i: (i if self.ops[i].kind in ANCHORS else None) for i in self.gid}
+        self.anchors = self._anchors()
+
+    def _anchors(self) -> dict[int, frozenset[int]]:
+        """Heavy ops a light op could be an epilogue of: reached through single-consumer light ops
+        iterating over the heavy op's output space. Such an op is kept for that epilogue rather than
+        taken as a prologue by another heavy op's group (both save one tensor; this keeps each conv
+        with its own BatchNorm)."""
+        out: dict[int, frozenset[int]] = {}
+        for op in self.ops:  # program order: producers first
+            found: set[int] = set()
+            if op.kind in LIGHT and op.dispatchable:
+                for q in self.prods[op.index]:
+                    qd = self.ops[q]
+                    if self.cons[q] != {op.index} or not qd.dispatchable:
+                        continue
+                    if qd.kind in ANCHORS and out_numel(qd) == numel(op.loop_ranges):
+                        found.add(q)
+                    elif qd.kind in LIGHT and numel(qd.loop_ranges) == numel(op.loop_ranges):
+                        found |= out.get(q, frozenset())
+            out[op.index] = frozenset(found)
+        return out
+
+    def downstream(self, sources: set[int], within: set[int]) -> set[int]:
+        """Ops of `within` reachable from `sources` through edges inside `within`."""
+        seen, stack = set(), list(sources)
+        while stack:
+            for c in self.cons[stack.pop()]:
+                if c in within and c not in seen:
+                    seen.add(c)
+                    stack.append(c)
+        return seen
+
+    def node(self, op: int) -> tuple[str, int]:
+        """A node of the group graph: an op's group, or the op itself when it is in none."""
+        return ("g", self.gid[op]) if op in self.gid else ("o", op)
+
+    def cycle_via(self, a: int, b: int) -> int | None:
+        """First op outside groups a and b on a group-graph path between them, or None.
+
+        Merging a and b is illegal when such a path exists: the merged group would both feed and
+        consume that outside node (two dispatches waiting on each other).
+        """
+        for src, dst in ((a, b), (b, a)):
+            ends = {("g", a), ("g", b)}
+            seen: set[tuple[str, int]] = set()
+            stack: list[tuple[tuple[str, int], int]] = []
+            for m in self.members[src]:
+                for c in self.cons[m]:
+                    n = self.node(c)
+                    if n not in ends and n not in seen:
+                        seen.add(n)
+                        stack.append((n, c))
+            while stack:
+                (kind, key), via = stack.pop()
+                for m in (self.members[key] if kind == "g" else {key}):
+                    for c in self.cons[m]:
+                        n = self.node(c)
+                        if n == ("g", dst):
+                            return via
+                        if n not in ends and n not in seen:
+                            seen.add(n)
+                            stack.append((n, via))
+        return None
+
+    def merge(self, a: int, b: int) -> None:
+        keep, gone = (a, b) if len(self.members[a]) >= len(self.members[b]) else (b, a)
+        for m in self.members[gone]:
+            self.gid[m] = keep
+        self.members[keep] |= self.members.pop(gone)
+        self.root[keep] = self.root[keep] if self.root[keep] is not None else self.root.pop(gone)
+        self.root.pop(gone, None)
+        self.anchor[keep] = self.anchor[keep] if self.anchor[keep] is not None else self.anchor[gone]
+        self.anchor.pop(gone, None)
+
+
+def _check(st: _State, p: int, g: int) -> tuple[bool, str]:
+    """Rules for merging producer p's group into group g, first failing rule wins."""
+    ops, a = st.ops, st.gid[p]
+    pd = ops[p]
+    ra, rg = st.root[a], st.root[g]
+    if ra is not None and rg is not None:
+        return False, f"refused: both are heavy roots ({ops[ra].kind.value}, {ops[rg].kind.value})"
+    for r in (ra, rg):
+        if r is not None and ops[r].kind not in ANCHORS:
+            return False, f"refused: {ops[r].kind.value} op {r} ({ops[r].name}) is kept in a dispatch of its own"
+    if ra is not None:  # p's group becomes the root, g its epilogue
+        size = out_numel(ops[ra])
+        for q in sorted(st.downstream(st.members[a], st.members[g])):
+            if numel(ops[q].loop_ranges) != size:
+                what = ("broadcasts the reduction result over the reduced dims"
+                        if ops[ra].kind is OpKind.REDUCTION else "iterates over a different space than the root")
+                return False, f"refused: epilogue {describe(ops[q])} {what}"
+        chk = st.cycle_via(a, g)
+        if chk is not None:
+            return False, f"refused: would create a cycle via {describe(ops[chk])}"
+        return True, f"fused: {pd.kind.value} root takes its {'/'.join(_kinds(st, g))} epilogue"
+    # p's group is light: a prologue of g (or part of a light chain).
+    into_root = [e for e in st.g.edges if e.producer == p and rg is not None and e.consumer == rg]
+    if into_root and ops[rg].kind in MATMUL_LIKE:
+        init_only = all(e.operand >= ops[rg].num_dps_inputs for e in into_root)
+        if not (init_only and is_fill_like(pd)):
+            return False, (f"refused: prologue into a {ops[rg].kind.value} input "
+                           "(only a fill of its init is fused)")
+    anchors, ga = st.anchors.get(p, frozenset()), st.anchor[g]
+    if anchors and ga is not None and ga not in anchors:
+        h = min(anchors)
+        return False, f"refused: kept for the epilogue of its own {ops[h].kind.value} {describe(ops[h])}"
+    if anchors and ga is None and len(anchors) == 1:
+        h = next(iter(anchors))
+        for q in sorted(st.downstream({p}, st.members[g])):
+            if numel(ops[q].loop_ranges) != out_numel(ops[h]):
+                return False, (f"refused: kept for the epilogue of {ops[h].kind.value} {describe(ops[h])}; "
+                               f"consumer op {q} iterates over a different space")
+    chk = st.cycle_via(a, g)
+    if chk is not None:
+        return False, f"refused: would create a cycle via {describe(ops[chk])}"
+    if rg is not None and into_root:
+        role = "fill into the init of" if ops[rg].kind in MATMUL_LIKE else f"{pd.kind.value} prologue into"
+        return True, f"fused: {role} {ops[rg].kind.value} root"
+    where = f"{ops[rg].kind.value} group" if rg is not None else "chain"
+    return True, f"fused: {pd.kind.value} producer into {'/'.join(_kinds(st, g))} {where}"
+
+
+def _kinds(st: _State, g: int) -> list[str]:
+    return sorted({st.ops[m].kind.value for m in st.members[g] if st.ops[m].kind in LIGHT}) or ["light"]
+
+
+def plan_greedy(graph: DataflowGraph) -> FusionPlan:
+    """Greedy producer-into-consumer fusion; every dispatchable op ends in exactly one group, except
+    fills shared by several groups, which IREE clones into each of them (`FusionPlan.cloned`)."""
+    st, ops = _State(graph), graph.ops
+    decisions: list[Decision] = []
+    cloned: list[int] = []
+
+    def decide(p: int, cs: Iterable[int], fused: bool, reason: str) -> None:
+        decisions.extend(Decision(p, c, fused, reason) for c in sorted(cs))
+
+    for p in reversed(range(len(ops))):
+        cs = st.cons[p]
+        if not cs:
+            continue
+        if not ops[p].dispatchable:
+            decide(p, cs, False, f"refused: {ops[p].name} is not dispatchable (left to IREE)")
+            continue
+        outside = sorted(c for c in cs if not ops[c].dispatchable)
+        if outside:
+            decide(p, cs, False, f"refused: producer also feeds {describe(ops[outside[0]])}, outside any group")
+            continue
+        groups = {st.gid[c] for c in cs}
+        if len(groups) > 1:
+            if is_fill_like(ops[p]):
+                cloned.append(p)
+                decide(p, cs, True, f"fused: {ops[p].name} cloned into each of its {len(groups)} consumer groups")
+            else:  # a cycle is the more fundamental reason (a diamond around an unfusable op)
+                cyc = [(g, v) for g in sorted(groups) if (v := st.cycle_via(st.gid[p], g)) is not None]
+                decide(p, cs, False, f"refused: would create a cycle via {describe(ops[cyc[0][1]])} "
+                       f"(fusing into the group of op {min(st.members[cyc[0][0]])})" if cyc
+                       else f"refused: producer has {len(cs)} consumers in {len(groups)} different groups")
+            continue
+        g = groups.pop()
+        ok, reason = _check(st, p, g)
+        decide(p, cs, ok, reason)
+        if ok:
+            st.merge(st.gid[p], g)
+
+    return _finish(graph, st, decisions, cloned)
+
+
+def _finish(graph: DataflowGraph, st: _State, decisions: list[Decision], cloned: list[int]) -> FusionPlan:
+    ops, clone_set = graph.ops, set(cloned)
+    members = sorted((sorted(m) for k, m in st.members.items() if not (m <= clone_set)), key=lambda m: m[0])
+    groups = []
+    for gid, m in enumerate(members):
+        ms = set(m)
+        heavy = [i for i in m if ops[i].kind in HEAVY]
+        root = heavy[0] if heavy else m[-1]
+        reasons = tuple(d.reason for d in decisions if d.fused and d.producer in ms and d.consumer in ms)
+        groups.append(Group(gid, tuple(m), root, _group_kind(st, root, ms, bool(heavy)), reasons))
+    unplaced = tuple(sorted({op.index for op in ops if not op.dispatchable} | clone_set))
+    decisions.sort(key=lambda d: (d.producer, d.consumer))
+    return FusionPlan(graph.function, "greedy", tuple(groups), tuple(decisions), unplaced,
+                      cloned=tuple(sorted(clone_set)))
+
+
+def _group_kind(st: _State, root: int, ms: set[int], heavy: bool) -> str:
+    """`convolution+epilogue`, `reduction+prologue`, `elementwise`, `pad`, ..."""
+    ops = st.ops
+    if not heavy:
+        kinds = {ops[i].kind for i in ms}
+        return ops[root].kind.value if len(ms) == 1 else ("injective" if kinds == {OpKind.INJECTIVE}
+                                                         else "elementwise")
+    # Prologue: ops feeding the root (a fill of its init aside); side inputs of epilogue ops are
+    # part of the epilogue (e.g. BatchNorm's rsqrt(var + eps) read by a conv's epilogue).
+    after = st.downstream({root}, ms)
+    before, stack = set(), [root]
+    while stack:
+        for q in st.prods[stack.pop()]:
+            if q in ms and q not in before:
+                before.add(q)
+                stack.append(q)
+    before = {i for i in before if not is_fill_like(ops[i])}
+    return ops[root].kind.value + ("+prologue" if before else "") + ("+epilogue" if after else "")

@@ -1,0 +1,16 @@
+// Bad ONNX input: one line each, nonzero exit, no traceback, no partial output file.
+// RUN: not fusion-opt %inputs/truncated.onnx -o %t.mlir 2>&1 | filecheck %s --check-prefix=TRUNC
+// RUN: test ! -e %t.mlir
+// RUN: not fusion-opt %inputs/dynamic_batch.onnx 2>&1 | filecheck %s --check-prefix=DYN
+// RUN: fusion-opt %inputs/dynamic_batch.onnx --input-shape x=4x16 --emit=plan | filecheck %s --check-prefix=PINNED
+// RUN: not fusion-opt %inputs/unsupported_op.onnx 2>&1 | filecheck %s --check-prefix=UNSUP
+// RUN: not fusion-opt %inputs/does-not-exist.onnx 2>&1 | filecheck %s --check-prefix=MISSING
+
+// TRUNC: truncated.onnx: error: cannot parse ONNX protobuf
+// TRUNC-NOT: Traceback
+// DYN: dynamic_batch.onnx: error: graph input 'x' has dynamic dimension 'N'
+// DYN-NOT: Traceback
+// PINNED: 1 groups
+// UNSUP: unsupported_op.onnx: error: unsupported ONNX op 'onnx.FancyOp' (node 'mystery')
+// UNSUP-NOT: Traceback
+// MISSING: does-not-exist.onnx: error: no such file

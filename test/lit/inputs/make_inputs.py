@@ -1,0 +1,42 @@
+"""Regenerate the small binary ONNX inputs of the lit tests (committed; run by hand when changed)."""
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def linear_relu() -> onnx.ModelProto:
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.standard_normal((16, 8)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.standard_normal((8,)).astype(np.float32), "b")
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["mm"], name="fc"),
+        helper.make_node("Add", ["mm", "b"], ["biased"], name="bias"),
+        helper.make_node("Relu", ["biased"], ["y"], name="relu"),
+    ]
+    g = helper.make_graph(nodes, "linear_relu",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])], [w, b])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def dynamic_batch() -> onnx.ModelProto:
+    m = linear_relu()
+    m.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    m.graph.output[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    return m
+
+
+def unsupported_op() -> onnx.ModelProto:
+    nodes = [helper.make_node("FancyOp", ["x"], ["y"], name="mystery", domain="com.example")]
+    g = helper.make_graph(nodes, "unsupported",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)])
+
+
+if __name__ == "__main__":
+    onnx.save(linear_relu(), "linear_relu.onnx")
+    onnx.save(dynamic_batch(), "dynamic_batch.onnx")
+    onnx.save(unsupported_op(), "unsupported_op.onnx")
+    data = open("linear_relu.onnx", "rb").read()
+    open("truncated.onnx", "wb").write(data[: len(data) // 2])
