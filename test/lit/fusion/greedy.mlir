@@ -110,3 +110,59 @@ func.func @softmax(%x: tensor<32x128xf32>) -> tensor<32x128xf32> {
   } -> tensor<32x128xf32>
   return %r : tensor<32x128xf32>
 }
+
+// -----
+
+#x = affine_map<(d0, d1) -> (d0, d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+#c = affine_map<(d0, d1) -> (d1)>
+// LayerNorm, decomposed as exporters write it. The first greedy planner never puts two reductions in
+// one group: mean and variance are separate roots, and the centering feeds the second reduction as a
+// prologue only when it has no other consumer.
+// CHECK-LABEL: func.func @layernorm(
+// CHECK-COUNT-4: flow.dispatch.region
+// CHECK-NOT: flow.dispatch.region
+// PLAN-LABEL: function @layernorm: strategy greedy, 4 groups
+// PLAN: reduction
+// PLAN: reduction
+// PLAN-NOT: reduction+reduction
+func.func @layernorm(%x: tensor<16x64xf32>, %gamma: tensor<64xf32>, %beta: tensor<64xf32>) -> tensor<16x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 64.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %e1 = tensor.empty() : tensor<16xf32>
+  %e2 = tensor.empty() : tensor<16x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16xf32>) -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x64xf32>) outs(%f : tensor<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %t = arith.addf %v, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %cent = linalg.generic {indexing_maps = [#x, #r, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<16x64xf32>, tensor<16xf32>) outs(%e2 : tensor<16x64xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %m = arith.divf %s, %n : f32
+    %t = arith.subf %v, %m : f32
+    linalg.yield %t : f32
+  } -> tensor<16x64xf32>
+  %sq = linalg.generic {indexing_maps = [#x, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%cent : tensor<16x64xf32>) outs(%f : tensor<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %p = arith.mulf %v, %v : f32
+    %t = arith.addf %p, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %y = linalg.generic {indexing_maps = [#x, #r, #c, #c, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%cent, %sq, %gamma, %beta : tensor<16x64xf32>, tensor<16xf32>, tensor<64xf32>, tensor<64xf32>) outs(%e2 : tensor<16x64xf32>) {
+  ^bb0(%v: f32, %s: f32, %g: f32, %b: f32, %o: f32):
+    %var = arith.divf %s, %n : f32
+    %ve = arith.addf %var, %eps : f32
+    %inv = math.rsqrt %ve : f32
+    %t = arith.mulf %v, %inv : f32
+    %u = arith.mulf %t, %g : f32
+    %w = arith.addf %u, %b : f32
+    linalg.yield %w : f32
+  } -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
+}
