@@ -1,0 +1,239 @@
+"""Predicted time of one fusion group on a target: a roofline with cache reuse, parallelism, register
+spills, recomputation and launch overhead. Pure: OpDesc + TargetDesc in, Cost out.
+
+Formulas (every constant is a TargetDesc field; see docs/cost-model.md):
+  compute_s   = sum_op flops / (peak[dtype, matrix?] x efficiency[kind])        (non-duplicated members)
+  recompute_s = compute of duplicated members + for a member feeding a contraction/conv input
+                inside the group: its compute x (reuse - 1)
+  reuse(x)    = ceil(prod of parallel loop ranges the operand's map does not index / matmul_tile)
+  unique      = bytes(external inputs, deduplicated) + bytes(escaping outputs)  (intermediates: 0)
+  reread(x)   = bytes(x) x (reuse(x) - 1) for external inputs of a contraction/conv
+  level(B)    = first cache level past L1 with size x instances x cache_fit >= B, else DRAM
+                (L1 is private and too small to keep data between dispatches: it serves tiles only)
+  memory_s    = unique / bw[level(unique)] + sum_x reread(x) / bw[level(bytes(x))]
+                bw[l] = nominal bandwidth x bw_fraction[l]
+  roofline    = max(compute, memory) + (1 - overlap) x min(compute, memory)
+  tiles       = ceil(parallel iteration space of the root / tile), tile = matmul_tile^2 or tile_elems[kind]
+  parallelism = tiles / (cores x ceil(tiles / cores))     (idle cores and the last partial wave)
+  live        = distinct external inputs + max intermediates live at once (upper bound: loads hoisted)
+  regs        = live x ceil(vector_bits / register_bits);  excess = max(0, regs - registers)
+  spill_s     = excess x iterations x 2 x register_bytes / bw[L1],  iterations = elements / lanes
+  time_s      = roofline / parallelism + spill_s + recompute_s + launch_s
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+
+from ..analysis.classify import map_results
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from .group import GroupView, TensorRef, elem_bytes, group_view, view_of_ops
+from .targets import TargetDesc
+
+MATRIX = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION})
+_ROOT_ORDER = (OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.REDUCTION, OpKind.PAD, OpKind.OPAQUE)
+_DIM = re.compile(r"\bd(\d+)\b")
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Predicted cost of one group; times in seconds, sizes in bytes."""
+
+    flops: int
+    compute_s: float
+    traffic_bytes: int          # bytes moved to/from memory outside the group (any level)
+    dram_bytes: int             # the part of traffic_bytes served by DRAM
+    memory_level: str           # level serving the group's unique bytes ("dram", "L2", ...)
+    memory_s: float
+    launch_s: float
+    spill_s: float
+    recompute_s: float
+    parallelism_factor: float   # in (0, 1]: fraction of cores/SMs kept busy
+    live_registers: int
+    peak_temp_bytes: int
+    time_s: float
+    bound: str                  # "compute" | "memory" | "launch" | "spill"
+
+    def breakdown(self) -> dict[str, float | int | str]:
+        return asdict(self)
+
+
+def root_of(ops: Sequence[OpDesc]) -> OpDesc:
+    """The op deciding the iteration space: first contraction/conv/reduction/pad/opaque, else the last op."""
+    for kind in _ROOT_ORDER:
+        for op in ops:
+            if op.kind is kind:
+                return op
+    return ops[-1]
+
+
+def op_dtype(op: OpDesc) -> str:
+    """Contractions run at their input type (i8 x i8 -> i32), other ops at their result type."""
+    if not op.element_types:
+        return "f32"
+    return op.element_types[0] if op.kind in MATRIX else op.element_types[-1]
+
+
+def op_compute_s(op: OpDesc, t: TargetDesc) -> float:
+    return op.flops / (t.peak(op_dtype(op), op.kind in MATRIX) * t.efficiency_of(op.kind.value))
+
+
+def indexed_dims(op: OpDesc, pos: int) -> set[int]:
+    """Loop dims an operand's map reads, window sums included (`d2 + d5` -> {2, 5})."""
+    if pos < len(op.indexing_maps):
+        return {int(d) for r in map_results(op.indexing_maps[pos]) for d in _DIM.findall(r)}
+    return {d for d in (op.map_dims[pos] if pos < len(op.map_dims) else ()) if d >= 0}
+
+
+def reuse(op: OpDesc, pos: int, t: TargetDesc) -> int:
+    """How many times a tiled contraction/conv reads each element of input `pos`: once per output
+    tile along the parallel dims the operand does not index (1 for other ops). Those dims are tiled
+    by one tile edge (N for A, M for B; a conv's flattened N*OH*OW for its filter)."""
+    if op.kind not in MATRIX or pos >= op.num_dps_inputs:
+        return 1
+    seen = indexed_dims(op, pos)
+    missing = math.prod(r for d, (r, it) in enumerate(zip(op.loop_ranges, op.iterator_types))
+                        if it == "parallel" and d not in seen)
+    return max(1, math.ceil(missing / t.matmul_tile))
+
+
+def serving_level(nbytes: float, t: TargetDesc) -> tuple[str, float]:
+    """(level name, effective B/s) of the first cache past L1 that holds `nbytes`, else DRAM."""
+    for level in t.caches[1:]:
+        if nbytes <= t.capacity(level):
+            return level.name, t.bandwidth(level.name)
+    return "dram", t.bandwidth("dram")
+
+
+def parallel_elems(op: OpDesc) -> int:
+    return math.prod(r for r, it in zip(op.loop_ranges, op.iterator_types) if it == "parallel") or 1
+
+
+def parallelism(root: OpDesc, t: TargetDesc) -> float:
+    tile = t.matmul_tile**2 if root.kind in MATRIX else t.tile(root.kind.value)
+    tiles = max(1, math.ceil(parallel_elems(root) / tile))
+    return tiles / (t.cores * math.ceil(tiles / t.cores))
+
+
+def _consumers_inside(v: GroupView) -> dict[int, list[tuple[OpDesc, int]]]:
+    members = set(v.indices)
+    out: dict[int, list[tuple[OpDesc, int]]] = {i: [] for i in members}
+    for op in v.ops:
+        for pos, src in enumerate(op.operands):
+            if src is not None and src in members and src != op.index:
+                out[src].append((op, pos))
+    return out
+
+
+def max_live_intermediates(v: GroupView) -> int:
+    """Intermediates live at once, scanning members in program order (def .. last in-group use)."""
+    cons = _consumers_inside(v)
+    last = {i: max(c.index for c, _ in cs) for i, cs in cons.items() if cs}
+    return max((sum(1 for i, end in last.items() if i <= op.index < end) for op in v.ops), default=0)
+
+
+def _materialized(v: GroupView, t: TargetDesc) -> int:
+    """Largest intermediate that cannot stream: a consumer re-reads it (contraction input) or iterates
+    over a different space (a reduction result broadcast back)."""
+    big = 0
+    for i, cs in _consumers_inside(v).items():
+        prod = next(o for o in v.ops if o.index == i)
+        n = math.prod(prod.result_shapes[0]) if prod.result_shapes else 0
+        if any(reuse(c, pos, t) > 1 or math.prod(c.loop_ranges) != n for c, pos in cs):
+            big = max(big, n * elem_bytes(op_dtype(prod)))
+    return big
+
+
+def estimate(group: GroupView | Sequence[OpDesc], target: TargetDesc) -> Cost:
+    """Cost of one fusion group (a GroupView, or ops taken as a whole group: see `view_of_ops`)."""
+    v = group if isinstance(group, GroupView) else view_of_ops(list(group))
+    t, ops = target, v.ops
+    root = root_of(ops)
+    flops = sum(op.flops for op in ops if op.index not in v.duplicated)
+    compute = sum(op_compute_s(op, t) for op in ops if op.index not in v.duplicated)
+    recompute = sum(op_compute_s(op, t) for op in ops if op.index in v.duplicated)
+    for i, cs in _consumers_inside(v).items():
+        prod = next(o for o in ops if o.index == i)
+        recompute += sum(op_compute_s(prod, t) * (reuse(c, pos, t) - 1) for c, pos in cs)
+
+    # Bytes: unique traffic served by the level holding the whole working set; contraction re-reads
+    # served by the level holding the re-read operand.
+    unique = sum(x.nbytes for x in v.inputs) + sum(x.nbytes for x in v.outputs)
+    level, bw = serving_level(unique, t)
+    memory, dram = unique / bw, unique if level == "dram" else 0
+    traffic = unique
+    by_key = {x.key: x for x in v.inputs}
+    for op in ops:
+        for pos, src in enumerate(op.operands[:op.num_dps_inputs]):
+            ref = _input_ref(by_key, op, pos, src)
+            r = reuse(op, pos, t)
+            if ref is None or r <= 1:
+                continue
+            extra = ref.nbytes * (r - 1)
+            lvl, lbw = serving_level(ref.nbytes, t)
+            memory += extra / lbw
+            traffic += extra
+            dram += extra if lvl == "dram" else 0
+
+    par = parallelism(root, t)
+    roof = max(compute, memory) + (1 - t.overlap) * min(compute, memory)
+
+    live = len(v.inputs) + max_live_intermediates(v)
+    regs = live * math.ceil(t.vector_bits / t.register_bits)
+    excess = max(0, regs - t.registers)
+    elems = max((math.prod(op.loop_ranges) for op in ops if op.kind not in MATRIX), default=parallel_elems(root))
+    lanes = max(1, t.vector_bits // (8 * elem_bytes(op_dtype(root))))
+    spill = excess * (elems / lanes) * 2 * (t.register_bits / 8) / t.bandwidth(t.caches[0].name) if excess else 0.0
+
+    peak_temp = _materialized(v, t) + sum(x.nbytes for x in v.outputs)
+    launch = t.launch_s
+    time = roof / par + spill + recompute + launch
+    terms = {"compute": (compute + recompute) / par, "memory": memory / par, "launch": launch, "spill": spill}
+    bound = max(terms, key=lambda k: terms[k])
+    return Cost(flops, compute, int(traffic), int(dram), level, memory, launch, spill, recompute, par, regs,
+                int(peak_temp), time, bound)
+
+
+def _input_ref(by_key: dict[tuple[object, ...], TensorRef], op: OpDesc, pos: int,
+               src: int | None) -> TensorRef | None:
+    key: tuple[object, ...] = ("const", op.index, pos) if src is None else ("arg", -1 - src) if src < 0 else ("op", src)
+    return by_key.get(key)
+
+
+def _groups_of(graph: DataflowGraph, groups: object) -> list[tuple[tuple[int, ...], frozenset[int]]]:
+    """(members, duplicated) per group; a FusionPlan's cloned fills join each consumer group as copies."""
+    from ..fusion.plan import FusionPlan
+    if not isinstance(groups, FusionPlan):
+        return [(tuple(g), frozenset()) for g in groups]  # type: ignore[union-attr]
+    out = []
+    for g in groups.groups:
+        clones = {c for c in groups.cloned if set(graph.consumers(c)) & set(g.ops)}
+        out.append((tuple(g.ops) + tuple(sorted(clones)), frozenset(clones)))
+    return out
+
+
+def is_free(op: OpDesc) -> bool:
+    """Ops left to IREE that move no data: reshapes and casts become metadata (flow.tensor.reshape)."""
+    return not op.dispatchable and op.kind is OpKind.INJECTIVE and op.flops == 0
+
+
+def plan_costs(graph: DataflowGraph, groups: object, target: TargetDesc) -> list[Cost]:
+    """Cost of every group; ops in no group (and not cloned) are priced as single-op groups unless free."""
+    gs = _groups_of(graph, groups)
+    placed = {i for members, _ in gs for i in members}
+    if hasattr(groups, "cloned"):
+        placed |= set(groups.cloned)  # type: ignore[attr-defined]
+    gs += [((op.index,), frozenset()) for op in graph.ops if op.index not in placed and not is_free(op)]
+    return [estimate(group_view(graph, members, dup), target) for members, dup in gs]
+
+
+def plan_cost(graph: DataflowGraph, groups: Iterable[Sequence[int]] | object, target: TargetDesc) -> float:
+    """Predicted time of a plan (a FusionPlan or op-index groups): the sum of its groups' times."""
+    return sum(c.time_s for c in plan_costs(graph, groups, target))
+
+
+def unfused_cost(graph: DataflowGraph, target: TargetDesc) -> float:
+    """Every op in a dispatch of its own (metadata-only ops free)."""
+    return plan_cost(graph, [], target)

@@ -1,0 +1,199 @@
+"""Hardware descriptions for the cost model: frozen, pure data (peak rates, caches, registers, launch cost).
+
+A `TargetDesc` holds spec-sheet or measured figures plus the model's free constants (overlap,
+per-kind compute efficiency, effective-bandwidth fractions, tile sizes), so every number a formula
+in `model.py` uses is named here and can be replaced by calibration (`with_calibration`) without
+touching code. Constant targets ship as JSON files next to this module (`targets/*.json`); `host`
+is measured on this machine (see `host.py`).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, NamedTuple
+
+DATA_DIR = Path(__file__).with_name("targets")
+ALIASES = {"llvm-cpu": "host", "cpu": "host", "cuda": "sm_80"}
+# Free constants that calibration may change (the rest of a TargetDesc is spec or measurement).
+CALIBRATABLE = ("overlap", "efficiency", "bw_fraction", "launch_s", "cache_fit")
+
+
+class CacheLevel(NamedTuple):
+    """One cache level. `size_bytes` is one instance; `private` levels have one instance per core/SM,
+    so the whole chip holds size_bytes x cores. `bandwidth` is the whole chip's (all instances)."""
+
+    name: str
+    size_bytes: int
+    bandwidth: float
+    private: bool = True
+
+
+Pairs = tuple[tuple[str, float], ...]
+
+
+def _pairs(d: Mapping[str, float] | Pairs) -> Pairs:
+    items = d.items() if isinstance(d, Mapping) else d
+    return tuple(sorted((str(k), float(v)) for k, v in items))
+
+
+@dataclass(frozen=True)
+class TargetDesc:
+    """One target as data. Rates are per second for the whole chip unless named otherwise."""
+
+    name: str
+    kind: str                                  # "cpu" | "gpu"
+    peak_flops: Pairs                          # (dtype, FLOP/s); "f16:mma" = matrix units (tensor cores)
+    vector_bits: int                           # SIMD width (CPU) / vectorized access width per thread (GPU)
+    dram_bw: float                             # B/s
+    caches: tuple[CacheLevel, ...]             # innermost first: L1 (/shared), L2, LLC
+    cores: int                                 # CPU cores or GPU SMs
+    launch_s: float                            # per-dispatch overhead
+    registers: int                             # vector registers per core (CPU) / 32-bit registers per thread (GPU)
+    register_bits: int                         # width of one register
+    shared_mem_per_workgroup: int = 0          # bytes (0 on CPU: no software-managed scratchpad)
+    registers_per_sm: int = 0                  # GPU register file per SM (32-bit registers)
+    max_workgroup_size: int = 1
+    features: tuple[str, ...] = ()             # ISA features ("avx512f", "fma", "tensor-cores")
+    # --- free constants (defaults; calibration replaces them) ---
+    overlap: float = 0.7                       # in [0, 1]: fraction of min(compute, memory) hidden
+    efficiency: Pairs = _pairs({
+        "contraction": 0.6, "convolution": 0.4, "elementwise": 0.9, "broadcast": 0.9, "injective": 0.9,
+        "reduction": 0.5, "pad": 0.9, "opaque": 0.3})
+    bw_fraction: Pairs = _pairs({"dram": 0.8})  # achieved / nominal bandwidth per level ("dram", "L1", ...)
+    cache_fit: float = 0.5                     # usable fraction of a cache for one group's working set
+    tile_elems: Pairs = _pairs({"elementwise": 64, "reduction": 64, "default": 64})  # output elems per tile
+    matmul_tile: int = 64                      # M and N edge of a contraction/conv workgroup tile
+    source: str = ""                           # where the figures come from
+    calibrated: tuple[str, ...] = field(default=())  # which free constants came from calibration
+
+    def peak(self, dtype: str, matrix: bool = False) -> float:
+        """FLOP/s for `dtype`; `matrix` ops (contraction/conv) use matrix units ("f16:mma") when present.
+        Unknown types fall back to f32 (e.g. index arithmetic)."""
+        table = dict(self.peak_flops)
+        if matrix and f"{dtype}:mma" in table:
+            return table[f"{dtype}:mma"]
+        return table.get(dtype, table.get("f32", max(table.values())))
+
+    def efficiency_of(self, kind: str) -> float:
+        table = dict(self.efficiency)
+        return table.get(kind, table.get("opaque", 1.0))
+
+    def bandwidth(self, level: str) -> float:
+        """Effective bandwidth of a level ("dram" or a cache name): nominal x bw_fraction[level]."""
+        frac = dict(self.bw_fraction)
+        nominal = self.dram_bw if level == "dram" else next(c.bandwidth for c in self.caches if c.name == level)
+        return nominal * frac.get(level, frac.get("cache", 1.0))
+
+    def capacity(self, level: CacheLevel) -> float:
+        """Bytes of `level` one group may use: all instances x cache_fit."""
+        return level.size_bytes * (self.cores if level.private else 1) * self.cache_fit
+
+    def tile(self, kind: str) -> int:
+        table = dict(self.tile_elems)
+        return int(table.get(kind, table.get("default", 64)))
+
+    @property
+    def lanes_f32(self) -> int:
+        return max(1, self.vector_bits // 32)
+
+
+def to_json(t: TargetDesc) -> dict[str, Any]:
+    d = asdict(t)
+    for k in ("peak_flops", "efficiency", "bw_fraction", "tile_elems"):
+        d[k] = dict(getattr(t, k))
+    d["caches"] = [c._asdict() for c in t.caches]
+    d["features"] = list(t.features)
+    d["calibrated"] = list(t.calibrated)
+    return d
+
+
+def from_json(d: Mapping[str, Any]) -> TargetDesc:
+    """Inverse of `to_json`; missing free constants keep their defaults, unknown keys are an error."""
+    known = {f.name for f in fields(TargetDesc)}
+    extra = set(d) - known - {"comment"}
+    if extra:
+        raise ValueError(f"unknown TargetDesc fields: {sorted(extra)}")
+    kw: dict[str, Any] = {k: v for k, v in d.items() if k in known}
+    for k in ("peak_flops", "efficiency", "bw_fraction", "tile_elems"):
+        if k in kw:
+            base = dict(getattr(TargetDesc, k)) if k in ("efficiency", "tile_elems") else {}
+            kw[k] = _pairs({**base, **kw[k]})
+    kw["caches"] = tuple(CacheLevel(**c) if isinstance(c, Mapping) else CacheLevel(*c) for c in kw.get("caches", ()))
+    for k in ("features", "calibrated"):
+        kw[k] = tuple(kw.get(k, ()))
+    return TargetDesc(**kw)
+
+
+def load_json(path: str | Path) -> TargetDesc:
+    return from_json(json.loads(Path(path).read_text()))
+
+
+def save_json(t: TargetDesc, path: str | Path) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(to_json(t), indent=2, sort_keys=True) + "\n")
+
+
+def with_calibration(t: TargetDesc, constants: Mapping[str, Any]) -> TargetDesc:
+    """`t` with free constants replaced (dict-valued ones merged), recorded in `calibrated`."""
+    bad = set(constants) - set(CALIBRATABLE)
+    if bad:
+        raise ValueError(f"not calibratable: {sorted(bad)} (choose from {', '.join(CALIBRATABLE)})")
+    kw: dict[str, Any] = {}
+    for k, v in constants.items():
+        kw[k] = _pairs({**dict(getattr(t, k)), **v}) if isinstance(v, Mapping) else float(v)
+    return replace(t, **kw, calibrated=tuple(sorted(set(t.calibrated) | set(constants))))
+
+
+def _shipped() -> dict[str, Path]:
+    return {p.stem: p for p in sorted(DATA_DIR.glob("*.json"))}
+
+
+def list_target_descs() -> list[str]:
+    """Target names (aliases excluded), `host` first."""
+    return ["host", *_shipped()]
+
+
+def get_target_desc(name: str) -> TargetDesc:
+    """A target by name or alias ("llvm-cpu"/"cpu" -> host, "cuda" -> sm_80). `host` is measured once per
+    machine and cached; calibrated constants stored with it are applied."""
+    name = ALIASES.get(name, name)
+    if name == "host":
+        from .host import host_target
+        return host_target()
+    shipped = _shipped()
+    if name not in shipped:
+        raise KeyError(f"unknown target '{name}' (choose from {', '.join(list_target_descs() + sorted(ALIASES))})")
+    return load_json(shipped[name])
+
+
+def _si(x: float, unit: str) -> str:
+    for scale, p in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if x >= scale:
+            return f"{x / scale:.3g} {p}{unit}"
+    return f"{x:.3g} {unit}"
+
+
+def describe_target(t: TargetDesc) -> str:
+    """Human-readable table (for `--list-targets`)."""
+    peaks = ", ".join(f"{k} {_si(v, 'FLOP/s')}" for k, v in t.peak_flops)
+    caches = ", ".join(f"{c.name} {_si(c.size_bytes, 'B')}{'/core' if c.private else ''} @ {_si(c.bandwidth, 'B/s')}"
+                       for c in t.caches)
+    rows = [
+        ("target", f"{t.name} ({t.kind}, {t.cores} {'cores' if t.kind == 'cpu' else 'SMs'})"),
+        ("peak", peaks),
+        ("vector", f"{t.vector_bits}-bit; {t.registers} x {t.register_bits}-bit registers"
+                   + (f"; {t.registers_per_sm} regs/SM" if t.registers_per_sm else "")),
+        ("DRAM", _si(t.dram_bw, "B/s")),
+        ("caches", caches),
+        ("launch", f"{t.launch_s * 1e6:.3g} us; max workgroup {t.max_workgroup_size}"
+                   + (f"; shared {_si(t.shared_mem_per_workgroup, 'B')}/workgroup" if t.shared_mem_per_workgroup else "")),
+        ("constants", f"overlap {t.overlap:g}, cache_fit {t.cache_fit:g}, matmul_tile {t.matmul_tile}, "
+                      + ", ".join(f"eff[{k}] {v:g}" for k, v in t.efficiency)),
+        ("calibrated", ", ".join(t.calibrated) or "no (defaults)"),
+        ("source", t.source),
+    ]
+    if t.features:
+        rows.insert(3, ("features", " ".join(t.features)))
+    return "\n".join(f"  {k:<11}{v}" for k, v in rows)
