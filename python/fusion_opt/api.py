@@ -19,7 +19,7 @@ from .analysis.opdesc import DataflowGraph
 from .fusion.plan import FusionPlan
 from .importers import import_onnx, parse_mlir
 from .ir import new_session
-from .pipelines import plan_module, write_regions
+from .pipelines import DEFAULT_FUSION, plan_module, write_regions
 
 
 @dataclass
@@ -66,6 +66,7 @@ class CompiledModel:
             "fusion": self.fusion,
             "dispatch_count": self.dispatch_count,
             "groups": sum(len(p.groups) for p in self.plans),
+            "predicted_ms": _predicted_ms(self.plans),
             "ops": sum(len(g.ops) for g in self.graphs),
             "timings_s": {k: round(v, 4) for k, v in self.timings.items()},
             "functions": [plan_to_json(p, g) for p, g in zip(self.plans, self.graphs)],
@@ -74,10 +75,16 @@ class CompiledModel:
             return json.dumps(data, indent=2)
         if format != "text":
             raise ValueError(f"unknown report format '{format}' (text or json)")
+        pred = f", predicted {data['predicted_ms']:.3f} ms" if data["predicted_ms"] is not None else ""
         head = (f"fusion={self.fusion} target={self.target}: {data['ops']} ops -> {data['groups']} groups, "
-                f"{self.dispatch_count} IREE dispatches; "
+                f"{self.dispatch_count} IREE dispatches{pred}; "
                 + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()))
         return head + "\n" + "\n".join(plan_to_text(p, g) for p, g in zip(self.plans, self.graphs))
+
+
+def _predicted_ms(plans: Sequence[FusionPlan]) -> float | None:
+    times = [p.predicted_s for p in plans]
+    return None if any(t is None for t in times) else round(sum(times) * 1e3, 4)
 
 
 def _graph_io(proto: onnx.ModelProto) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -91,7 +98,7 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     from .backends.compile import compile_module
 
     t0 = time.perf_counter()
-    planned = plan_module(module, fusion, source_name)
+    planned = plan_module(module, fusion, source_name, target)
     write_regions(planned)
     timings["plan"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -101,11 +108,12 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
 
 
 def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = "llvm-cpu",
-                 fusion: str = "greedy", *, input_shapes: Mapping[str, Sequence[int]] | None = None,
+                 fusion: str = DEFAULT_FUSION, *, input_shapes: Mapping[str, Sequence[int]] | None = None,
                  extra_flags: Sequence[str] = ()) -> CompiledModel:
     """Import an ONNX model, plan fusion, compile with IREE; returns a callable CompiledModel.
 
-    `fusion`: "greedy" (our planner), "iree" (IREE's own dispatch formation), "none" (one op each).
+    `fusion`: "cost" (default: our planner, merges gated by the cost model of `target`), "greedy"
+    (the same legality without the cost gate), "iree" (IREE's own dispatch formation), "none" (one op each).
     """
     timings: dict[str, float] = {}
     session = new_session()
@@ -118,7 +126,7 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
     return CompiledModel(artifact, plans, graphs, fusion, target, ins, outs, timings)
 
 
-def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusion: str = "greedy", *,
+def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusion: str = DEFAULT_FUSION, *,
                  extra_flags: Sequence[str] = ()) -> CompiledModel:
     """Same as compile_onnx for a Linalg `.mlir` file path or MLIR text."""
     timings: dict[str, float] = {}

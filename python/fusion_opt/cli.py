@@ -14,7 +14,7 @@ from pathlib import Path
 from . import diagnostics
 from .errors import FusionOptError, InputError
 from .outputs import write_atomic
-from .pipelines import FUSION_MODES
+from .pipelines import DEFAULT_FUSION, FUSION_MODES
 
 EMITS = ("linalg", "regions", "plan", "json", "vmfb")
 
@@ -26,9 +26,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("input", nargs="?", default="-", help="input .mlir or .onnx file ('-' for stdin)")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
-    p.add_argument("--fusion", default="greedy", choices=FUSION_MODES,
-                   help="greedy: our planner; iree: IREE's own dispatch formation; none: one dispatch per op")
-    p.add_argument("--target", default="host", help="compilation target (host, llvm-cpu, cpu-generic, cuda, vulkan)")
+    p.add_argument("--fusion", default=DEFAULT_FUSION, choices=FUSION_MODES,
+                   help="cost (default): merges gated by the target's cost model; greedy: same legality, no "
+                        "cost gate; iree: IREE's own dispatch formation; none: one dispatch per op")
+    p.add_argument("--target", default="host",
+                   help="target for the cost model and the compile (see --list-targets)")
+    p.add_argument("--list-targets", action="store_true", help="print the known targets and exit")
     p.add_argument("--emit", default="regions", choices=EMITS,
                    help="linalg: imported IR; regions: IR with flow.dispatch.region per group; "
                         "plan: readable plan; json: plan as JSON; vmfb: compiled IREE module (needs -o)")
@@ -80,8 +83,18 @@ def is_onnx(data: bytes, name: str) -> bool:
         return True
 
 
+def list_targets() -> str:
+    from .cost import describe_target, get_target_desc, list_target_descs
+
+    return "\n\n".join(describe_target(get_target_desc(n)) for n in list_target_descs()) + "\n"
+
+
 def run(args: argparse.Namespace) -> int:
     from .driver import process_mlir, process_onnx
+
+    if args.list_targets:
+        write_atomic(args.output, list_targets())
+        return 0
 
     data, name = read_input(args.input)
     if args.emit == "vmfb" and args.output == "-":

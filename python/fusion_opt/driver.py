@@ -21,7 +21,7 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
     """Run the stages `--emit` asks for, and nothing more."""
     if args.emit == "linalg":
         return print_module(module, args)
-    planned = plan_module(module, args.fusion, source_name)
+    planned = plan_module(module, args.fusion, source_name, args.target)
     if args.emit in ("plan", "json"):
         return render_plans(planned, args.emit)
     write_regions(planned)

@@ -8,7 +8,7 @@ Decision for every producer -> consumer edge, so a user can ask why two ops were
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..analysis.classify import HEAVY, LIGHT
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
@@ -175,9 +175,16 @@ def _kinds(st: _State, g: int) -> list[str]:
     return sorted({st.ops[m].kind.value for m in st.members[g] if st.ops[m].kind in LIGHT}) or ["light"]
 
 
-def plan_greedy(graph: DataflowGraph) -> FusionPlan:
+# A profitability gate: (members of the producer's group, members of the consumer's group) ->
+# (take the merge?, text appended to the decision's reason). Legality is decided before it is asked.
+Gate = Callable[[frozenset[int], frozenset[int]], tuple[bool, str]]
+
+
+def plan_greedy(graph: DataflowGraph, gate: Gate | None = None, strategy: str = "greedy") -> FusionPlan:
     """Greedy producer-into-consumer fusion; every dispatchable op ends in exactly one group, except
-    fills shared by several groups, which IREE clones into each of them (`FusionPlan.cloned`)."""
+    fills shared by several groups, which IREE clones into each of them (`FusionPlan.cloned`).
+
+    With a `gate` (the cost planner's), a legal merge is taken only when the gate accepts it."""
     st, ops = _State(graph), graph.ops
     decisions: list[Decision] = []
     cloned: list[int] = []
@@ -209,14 +216,18 @@ def plan_greedy(graph: DataflowGraph) -> FusionPlan:
             continue
         g = groups.pop()
         ok, reason = _check(st, p, g)
+        if ok and gate is not None:
+            ok, why = gate(frozenset(st.members[st.gid[p]]), frozenset(st.members[g]))
+            reason = f"{reason} {why}" if ok else f"refused: unprofitable {why}"
         decide(p, cs, ok, reason)
         if ok:
             st.merge(st.gid[p], g)
 
-    return _finish(graph, st, decisions, cloned)
+    return _finish(graph, st, decisions, cloned, strategy)
 
 
-def _finish(graph: DataflowGraph, st: _State, decisions: list[Decision], cloned: list[int]) -> FusionPlan:
+def _finish(graph: DataflowGraph, st: _State, decisions: list[Decision], cloned: list[int],
+            strategy: str) -> FusionPlan:
     ops, clone_set = graph.ops, set(cloned)
     members = sorted((sorted(m) for k, m in st.members.items() if not (m <= clone_set)), key=lambda m: m[0])
     groups = []
@@ -228,7 +239,7 @@ def _finish(graph: DataflowGraph, st: _State, decisions: list[Decision], cloned:
         groups.append(Group(gid, tuple(m), root, _group_kind(st, root, ms, bool(heavy)), reasons))
     unplaced = tuple(sorted({op.index for op in ops if not op.dispatchable} | clone_set))
     decisions.sort(key=lambda d: (d.producer, d.consumer))
-    return FusionPlan(graph.function, "greedy", tuple(groups), tuple(decisions), unplaced,
+    return FusionPlan(graph.function, strategy, tuple(groups), tuple(decisions), unplaced,
                       cloned=tuple(sorted(clone_set)))
 
 

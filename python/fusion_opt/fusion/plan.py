@@ -23,6 +23,8 @@ class Group:
     root: int                 # the op that decides the iteration space (matmul/conv/reduction or last op)
     kind: str                 # "contraction+epilogue", "elementwise", "reduction", ... (root kind + role)
     reasons: tuple[str, ...] = ()
+    predicted_s: float | None = None   # cost-model time on the plan's target (None: not priced)
+    bound: str | None = None           # the term that bounds it: compute | memory | launch | spill
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,13 @@ class FusionPlan:
     # Cheap splats (linalg.fill) shared by several groups: left outside every region (so also in
     # `unplaced`); IREE clones them into each consumer's dispatch (isClonableIntoDispatchOp).
     cloned: tuple[int, ...] = field(default_factory=tuple)
+    target: str | None = None          # the cost model's target the groups were priced on
+
+    @property
+    def predicted_s(self) -> float | None:
+        """Plan cost = sum over groups (None when the plan was not priced)."""
+        times = [g.predicted_s for g in self.groups]
+        return None if not times or any(t is None for t in times) else sum(times)
 
     def group_of(self) -> dict[int, int]:
         return {op: g.id for g in self.groups for op in g.ops}

@@ -20,6 +20,8 @@ def plan_to_json(plan: FusionPlan, graph: DataflowGraph) -> dict[str, Any]:
         "root": {"name": ops[g.root].name, "loc": ops[g.root].loc, "index": g.root},
         "ops": [_op(ops[i]) for i in g.ops],
         "reasons": list(g.reasons),
+        "predicted_us": None if g.predicted_s is None else round(g.predicted_s * 1e6, 3),
+        "bound": g.bound,
     } for g in plan.groups]
     unfused = [{
         "producer": _op(ops[d.producer]),
@@ -29,6 +31,8 @@ def plan_to_json(plan: FusionPlan, graph: DataflowGraph) -> dict[str, Any]:
     return {
         "name": plan.function,
         "strategy": plan.strategy,
+        "target": plan.target,
+        "predicted_us": None if plan.predicted_s is None else round(plan.predicted_s * 1e6, 3),
         "groups": groups,
         "unfused": unfused,
         "unplaced": [_op(ops[i]) for i in plan.unplaced],
@@ -43,13 +47,17 @@ def _short(op: OpDesc) -> str:
 def plan_to_text(plan: FusionPlan, graph: DataflowGraph) -> str:
     """Group table (id, kind, #ops, root@loc, ops) followed by each refusal and its reason."""
     ops = graph.ops
+    priced = plan.predicted_s is not None
+    pred = f", predicted {plan.predicted_s * 1e6:.1f} us on {plan.target}" if priced else ""
     lines = [f"function @{plan.function}: strategy {plan.strategy}, {len(plan.groups)} groups, "
-             f"{len(plan.unplaced)} ops outside groups"]
+             f"{len(plan.unplaced)} ops outside groups{pred}"]
     if plan.groups:
-        rows = [(str(g.id), g.kind, str(len(g.ops)), f"{ops[g.root].name}@{ops[g.root].loc}",
+        rows = [(str(g.id), g.kind, str(len(g.ops)),
+                 *((f"{g.predicted_s * 1e6:.1f}us", g.bound or "") if priced else ()),
+                 f"{ops[g.root].name}@{ops[g.root].loc}",
                  " ".join(_short(ops[i]) for i in g.ops)) for g in plan.groups]
-        head = ("group", "kind", "#ops", "root", "ops")
-        widths = [max(len(r[k]) for r in rows + [head]) for k in range(4)]
+        head = ("group", "kind", "#ops", *(("predicted", "bound") if priced else ()), "root", "ops")
+        widths = [max(len(r[k]) for r in rows + [head]) for k in range(len(head) - 1)]
         fmt = "  ".join(f"{{:<{w}}}" for w in widths) + "  {}"
         lines.append(fmt.format(*head))
         lines.extend(fmt.format(*r) for r in rows)
