@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,9 +105,17 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     write_regions(planned)
     timings["plan"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    artifact = compile_module(module, session, target, extra_flags=tuple(extra_flags))
+    # Weights of 1 KiB or more go to an .irpa archive (a 100 MB vmfb compiles slower and is copied
+    # on load); the CompiledModel owns the temporary folder and removes it when it is collected.
+    workdir = tempfile.mkdtemp(prefix="fusion-opt-")
+    try:
+        artifact = compile_module(module, session, target, extra_flags=tuple(extra_flags),
+                                  params_path=Path(workdir) / "weights.irpa", source_name=source_name)
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
     timings["compile"] = time.perf_counter() - t0
-    return artifact, [p.plan for p in planned], [p.graph for p in planned]
+    return artifact, [p.plan for p in planned], [p.graph for p in planned], workdir
 
 
 def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = "llvm-cpu",
@@ -121,9 +132,9 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
     name = str(model) if not isinstance(model, onnx.ModelProto) else (model.graph.name or "<model>")
     module, proto = import_onnx(model, session.context, input_shapes, source_name=name)
     timings["import"] = time.perf_counter() - t0
-    artifact, plans, graphs = _compile(module, session, name, target, fusion, extra_flags, timings)
+    artifact, plans, graphs, workdir = _compile(module, session, name, target, fusion, extra_flags, timings)
     ins, outs = _graph_io(proto)
-    return CompiledModel(artifact, plans, graphs, fusion, target, ins, outs, timings)
+    return _owning(CompiledModel(artifact, plans, graphs, fusion, target, ins, outs, timings), workdir)
 
 
 def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusion: str = DEFAULT_FUSION, *,
@@ -135,5 +146,10 @@ def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusio
     if "\n" not in text and Path(text).is_file():
         name, text = text, Path(text).read_text()
     module = parse_mlir(text, session.context, name)
-    artifact, plans, graphs = _compile(module, session, name, target, fusion, extra_flags, timings)
-    return CompiledModel(artifact, plans, graphs, fusion, target, (), (), timings)
+    artifact, plans, graphs, workdir = _compile(module, session, name, target, fusion, extra_flags, timings)
+    return _owning(CompiledModel(artifact, plans, graphs, fusion, target, (), (), timings), workdir)
+
+
+def _owning(model: CompiledModel, workdir: str) -> CompiledModel:
+    weakref.finalize(model, shutil.rmtree, workdir, True)
+    return model

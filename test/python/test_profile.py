@@ -116,3 +116,26 @@ def test_tool_failure_is_one_line(model):
     with pytest.raises(RuntimeFailure) as err:
         profile_dispatches(model.artifact, [np.zeros((2, 2), np.float32)], repetitions=1)
     assert "\n" not in str(err.value) and "iree-benchmark-module failed" in str(err.value)
+
+
+def test_flow_sites_match_the_profile(model, profile):
+    """Call sites read from the real flow IR name the profiled exports; the regions' group stamps give the groups."""
+    from fusion_opt.backends.compile import _to_flow
+    from fusion_opt.backends.profile import flow_sites
+    from fusion_opt.importers import parse_mlir
+    from fusion_opt.ir import new_session
+    from fusion_opt.pipelines import plan_module, write_regions
+
+    sess = new_session()
+    module = parse_mlir(THREE, sess.context, "three.mlir")
+    write_regions(plan_module(module, "greedy"))
+    flow, cs = _to_flow(module, "host", (), "three.mlir")
+    try:
+        sites = flow_sites(flow, "three")
+    finally:
+        cs.close()
+    assert [s.key for s in sites] == [s.key for s in profile.sites]
+    by_loc = map_groups(profile, model.plan, model.graphs[0], sites)
+    by_order = map_groups(profile, model.plan, model.graphs[0])
+    assert (by_loc.method, by_order.method) == ("location", "order")
+    assert by_loc.group_us == by_order.group_us and not by_loc.missing

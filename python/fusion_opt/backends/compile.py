@@ -23,6 +23,7 @@ from pathlib import Path
 from ..errors import CompileError
 from ..ir import Output, Session, ir, new_session
 from . import _capi
+from .flow_ir import FlowSite, count_flow_dispatches, flow_sites
 from .targets import get_target
 
 # Weights of at least this many bytes go to the .irpa archive when params_path is given.
@@ -41,6 +42,7 @@ class Artifact:
     dispatch_count: int | None
     compile_seconds: float
     entry: str | None = None  # the exported function the runtime calls by default
+    sites: tuple[FlowSite, ...] | None = field(default=None, repr=False)  # dispatch sites, program order
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write `<path>.vmfb` and copy the weights to `<path>.irpa` beside it (where the loader looks)."""
@@ -79,11 +81,11 @@ def compile_module(module: ir.Module, session: Session | None, target: str, extr
                 ok = inv.run_passes("iree-flow-outline-constants,iree-io-export-parameters{"
                                     f"path={PARAM_SCOPE}={tmp_params} minimum-size={PARAM_MIN_BYTES}}}")
                 _raise_if_failed(inv, source_name, ok)
-            n = None
+            n, sites = None, None
             if count_dispatches:
                 inv.set_compile_to("flow")
                 _raise_if_failed(inv, source_name, inv.execute())
-                n = count_flow_dispatches(m2)
+                n, sites = count_flow_dispatches(m2), flow_sites(m2, entry)
                 inv.set_compile_from("flow")
                 inv.set_compile_to("end")
             _raise_if_failed(inv, source_name, inv.execute())
@@ -97,7 +99,7 @@ def compile_module(module: ir.Module, session: Session | None, target: str, extr
         if tmpdir is not None:
             shutil.rmtree(tmpdir, ignore_errors=True)
         cs.close()
-    return Artifact(vmfb, params, tgt.name, flags, n, time.perf_counter() - t0, entry)
+    return Artifact(vmfb, params, tgt.name, flags, n, time.perf_counter() - t0, entry, sites)
 
 
 def compile_to_flow(module: ir.Module, session: Session | None, target: str, extra_flags: tuple[str, ...] = (),
@@ -118,25 +120,6 @@ def count_dispatches(module: ir.Module, session: Session | None, target: str,
         return count_flow_dispatches(m2)
     finally:
         cs.close()
-
-
-def count_flow_dispatches(module: ir.Module) -> int:
-    """`flow.dispatch` ops in functions, not in `util.initializer`s.
-
-    Initializers run once at load: with weights in an .irpa, IREE cannot constant-fold weight
-    preprocessing (BN folding, transposes) and moves it there, which would inflate the count.
-    """
-    n = 0
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        nonlocal n
-        n += op.name == "flow.dispatch"
-        return ir.WalkResult.ADVANCE
-
-    for top in module.body.operations:
-        if top.operation.name != "util.initializer":
-            top.operation.walk(visit)
-    return n
 
 
 def _to_flow(module: ir.Module, target: str, extra_flags: tuple[str, ...], source_name: str
@@ -221,3 +204,4 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 __all__ = ["Artifact", "compile_module", "compile_to_flow", "count_dispatches", "count_flow_dispatches"]
+

@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import RuntimeFailure
 from ..ir import ir
 from .compile import PARAM_SCOPE, Artifact
+from .flow_ir import FlowSite, flow_sites  # noqa: F401  (re-exported for callers)
 from .targets import get_target
 
 
@@ -182,56 +183,6 @@ def _summarize(rows: list[dict], runs: int, wall_us: float, seconds: float) -> D
 
 # ---- mapping dispatch sites to fusion groups ---------------------------------------------------
 
-GROUP_LOC_PREFIX = "fusion_group_"
-_GROUP_RE = re.compile(r'"' + GROUP_LOC_PREFIX + r'(\d+)"')
-_CALLEE_RE = re.compile(r"@[\w$.-]+::@([\w$.-]+)")
-
-
-def group_location(group_id: int, loc: ir.Location) -> ir.Location:
-    """The location to give group `group_id`'s dispatch region: a name that survives to `flow.dispatch`.
-
-    IREE copies a `flow.dispatch.region`'s location onto the outlined executable and onto the
-    `flow.dispatch` call site (wrapped in a callsite loc by ABI inlining); deduplication of identical
-    executables rewrites only the callee, so every site keeps its own group name. Names do not take
-    part in executable deduplication or codegen.
-    """
-    return ir.Location.name(f"{GROUP_LOC_PREFIX}{group_id}", childLoc=loc, context=loc.context)
-
-
-@dataclass(frozen=True)
-class FlowSite:
-    """A `flow.dispatch` in the entry function, program order: the export it calls and its location."""
-
-    index: int
-    key: str
-    loc: str
-    group: int | None   # from a `fusion_group_N` name location, when regions were stamped
-
-
-def flow_sites(flow_module: ir.Module, entry: str | None = None) -> tuple[FlowSite, ...]:
-    """Dispatch call sites in program order of `entry` (default: every function) in a module after `flow`.
-
-    Hook for `compile_module`: call it where the flow phase ends (beside `count_flow_dispatches`)
-    and keep the result on the Artifact as `sites`; initializers (run once at load) are skipped.
-    """
-    out: list[FlowSite] = []
-
-    def visit(o: ir.Operation) -> ir.WalkResult:
-        if o.name == "flow.dispatch":
-            m = _CALLEE_RE.search(str(o.attributes["entry_points"]))
-            loc = str(o.location)
-            g = _GROUP_RE.search(loc)
-            out.append(FlowSite(len(out), m.group(1) if m else "?", loc, int(g.group(1)) if g else None))
-        return ir.WalkResult.ADVANCE
-
-    for top in flow_module.body.operations:
-        op = top.operation
-        name = ir.StringAttr(op.attributes["sym_name"]).value if "sym_name" in op.attributes else None
-        if op.name != "util.initializer" and (entry is None or name == entry):
-            op.walk(visit)
-    return tuple(out)
-
-
 @dataclass(frozen=True)
 class GroupMapping:
     """Measured call sites assigned to fusion groups; `method` says how the assignment was made."""
@@ -335,4 +286,4 @@ def group_times(compiled_model: object, inputs: Sequence[np.ndarray], *, repetit
 
 
 __all__ = ["DispatchProfile", "DispatchStats", "FlowSite", "GroupMapping", "SiteTime", "find_tool",
-           "flow_sites", "group_location", "group_times", "map_groups", "profile_dispatches"]
+           "flow_sites", "group_times", "map_groups", "profile_dispatches"]

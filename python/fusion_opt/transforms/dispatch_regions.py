@@ -15,6 +15,16 @@ from ..fusion.plan import FusionPlan
 from ..ir import flow, ir
 
 
+# Each region is named after its group, so per-dispatch profiles map back to groups: IREE copies a
+# region's location onto the outlined executable and its `flow.dispatch` call site, and executable
+# deduplication rewrites only the callee. Names do not take part in deduplication or codegen.
+GROUP_LOC_PREFIX = "fusion_group_"
+
+
+def group_location(group_id: int, loc: ir.Location) -> ir.Location:
+    return ir.Location.name(f"{GROUP_LOC_PREFIX}{group_id}", childLoc=loc, context=loc.context)
+
+
 def _top_level(op: ir.Operation, block_ops: dict[ir.Operation, int]) -> ir.Operation | None:
     """The op of the function block that contains `op` (itself, or an ancestor)."""
     while op is not None and op not in block_ops:
@@ -136,5 +146,5 @@ def apply_plan(func_op: ir.Operation, ops: Sequence[ir.Operation], plan: FusionP
     for g in plan.groups:
         members = by_group.get(g.id, [])
         if members:
-            wrap_group(members, ops[g.root].location)
+            wrap_group(members, group_location(g.id, ops[g.root].location))
     return len(by_group)

@@ -1,0 +1,21 @@
+"""Shared fixtures: imported graphs are expensive enough to build once per session."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnx
+import pytest
+
+LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+
+
+@pytest.fixture(scope="session")
+def resnet50_graph():
+    """DataflowGraph of the onnx package's ResNet-50 (splat weights: fine for planning)."""
+    from fusion_opt.analysis.describe import describe_function
+    from fusion_opt.importers import import_onnx
+    from fusion_opt.ir import functions, new_session
+
+    s = new_session()
+    module, _ = import_onnx(LIGHT / "light_resnet50.onnx", s.context)
+    return describe_function(functions(module)[0], "resnet50")[0]
