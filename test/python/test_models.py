@@ -142,7 +142,7 @@ def test_bench_args(tmp_path: Path) -> None:
     for argv in (["--models", str(path)], ["run", "--models", str(path)]):
         args = cli.parse_args(argv)
         assert args.command == "run" and args.models == [path] and args.suite == []
-        assert args.modes == ["greedy", "iree"] and args.target == "llvm-cpu"
+        assert args.modes == ["cost", "greedy", "iree"] and args.target == "llvm-cpu"
     assert cli.parse_args([]).suite == list(cli.DEFAULT_SUITE)
     assert cli.parse_args(["--suite", "all"]).suite == list(models.SUITE)
     args = cli.parse_args(["--suite", "mlp4,attention", "--fusion-modes", "greedy,iree,none", "--repeat", "3"])
@@ -159,7 +159,7 @@ class _OrtModel:
     def __init__(self, path: str, fusion: str) -> None:
         self.sess = models.ort_session(path)
         self.input_names = tuple(i.name for i in self.sess.get_inputs())
-        self.dispatch_count = 1 if fusion == "greedy" else 2
+        self.dispatch_count = 1 if fusion == "cost" else 2
 
     def __call__(self, *arrays: np.ndarray):
         return tuple(self.sess.run(None, dict(zip(self.input_names, arrays))))
@@ -169,14 +169,14 @@ class _OrtModel:
 def test_bench_records_results_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import fusion_opt as fo
 
-    def fake_compile(path: str, target: str = "llvm-cpu", fusion: str = "greedy") -> _OrtModel:
+    def fake_compile(path: str, target: str = "llvm-cpu", fusion: str = "cost") -> _OrtModel:
         if fusion == "iree":
             raise RuntimeError("iree broke\nmore text")
         return _OrtModel(path, fusion)
 
     monkeypatch.setattr(fo, "compile_onnx", fake_compile)
     path = tiny_model(tmp_path / "tiny.onnx")
-    rec = runner.bench_model(path, ["greedy", "iree"], "llvm-cpu", repeat=3, warmup=1)
+    rec = runner.bench_model(path, ["cost", "iree"], "llvm-cpu", repeat=3, warmup=1)
     assert rec["model"] == "tiny" and rec["dispatches_ours"] == 1 and rec["max_abs_err"] == 0.0
     assert rec["ours_ms"] > 0 and rec["ort_ms"] > 0 and "ours_over_ort" in rec and "iree_ms" not in rec
     assert rec["error"] == "iree: RuntimeError: iree broke"

@@ -1,7 +1,7 @@
 """fusion-bench: our fusion vs IREE's own vs onnxruntime on real-weight models.
 
     fusion-bench [run] [--models A.onnx ...] [--suite NAMES|all] [--json OUT.json] [--repeat N] [--warmup K]
-                       [--fusion-modes greedy,iree] [--target host] [--cache DIR]
+                       [--fusion-modes cost,greedy,iree] [--target host] [--cache DIR]
 
 `run` is the default subcommand, so `fusion-bench --models m.onnx` and `fusion-bench run --models m.onnx` are the
 same; later subcommands (calibrate, fuzz) slot into the same parser.
@@ -42,8 +42,8 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, default=None, metavar="OUT.json", help="write the records here")
     p.add_argument("--repeat", type=int, default=20, help="timed rounds per engine (median reported)")
     p.add_argument("--warmup", type=int, default=3, help="untimed rounds per engine first")
-    p.add_argument("--fusion-modes", default="greedy,iree",
-                   help="comma-separated compile_onnx fusion modes; greedy is reported as 'ours'")
+    p.add_argument("--fusion-modes", default="cost,greedy,iree",
+                   help="comma-separated compile_onnx fusion modes; cost (the default planner) is reported as 'ours'")
     p.add_argument("--target", default="host", help="host (= llvm-cpu) or any compile_onnx target")
     p.add_argument("--cache", type=Path, default=None, help="suite model cache (default $FUSION_OPT_CACHE "
                    "or <repo>/.cache/models)")
@@ -98,12 +98,13 @@ def _fmt(v: Any, spec: str) -> str:
 def print_table(records: list[dict[str, Any]], modes: Sequence[str]) -> None:
     cols = [runner.label(m) for m in modes]
     head = (f"{'model':14s}" + "".join(f"{c + ' ms':>11s}" for c in cols) + f"{'ort ms':>10s}"
-            + f"{'ours/iree':>10s}{'ours/ort':>9s}" + "".join(f"{'d_' + c:>8s}" for c in cols)
+            + f"{'ours/iree':>10s}{'ours/greedy':>12s}{'ours/ort':>9s}" + "".join(f"{'d_' + c:>8s}" for c in cols)
             + f"{'err ours':>10s}{'err iree':>10s}")
     print(head)
     for r in records:
         line = (f"{r['model'][:14]:14s}" + "".join(f"{_fmt(r.get(c + '_ms'), '.3f'):>11s}" for c in cols)
                 + f"{_fmt(r.get('ort_ms'), '.3f'):>10s}{_fmt(r.get('ours_over_iree'), '.2f'):>10s}"
+                + f"{_fmt(r.get('ours_over_greedy'), '.2f'):>12s}"
                 + f"{_fmt(r.get('ours_over_ort'), '.2f'):>9s}"
                 + "".join(f"{_fmt(r.get('dispatches_' + c), 'd'):>8s}" for c in cols)
                 + f"{_fmt(r.get('max_abs_err'), '.1e'):>10s}{_fmt(r.get('iree_max_abs_err'), '.1e'):>10s}")
@@ -131,7 +132,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         records.append(rec)
     print()
     print_table(records, args.modes)
-    geo = {f"ours_over_{o}": runner.geomean([r.get(f"ours_over_{o}") for r in records]) for o in ("iree", "ort")}
+    geo = {f"ours_over_{o}": runner.geomean([r.get(f"ours_over_{o}") for r in records])
+           for o in ("iree", "greedy", "ort")}
     print("geomean " + "  ".join(f"{k} {_fmt(v, '.3f')}" for k, v in geo.items()))
     if args.json:
         config = {"target": args.target, "modes": args.modes, "repeat": args.repeat, "warmup": args.warmup,
