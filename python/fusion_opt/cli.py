@@ -118,8 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write_result(result, args: argparse.Namespace) -> None:
-    if hasattr(result, "save"):  # a compiled artifact: .vmfb plus its .irpa, both written atomically
-        result.save(args.output)
+    if result is None:  # already written (a compiled .vmfb and its .irpa)
         return
     if isinstance(result, dict):
         result = json.dumps(result, indent=2) + "\n"

@@ -27,9 +27,24 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
     write_regions(planned)
     if args.emit == "regions":
         return print_module(module, args)
+    return compile_and_save(module, session, source_name, args)
+
+
+def compile_and_save(module: ir.Module, session, source_name: str, args: argparse.Namespace) -> None:
+    """Compile and write OUT.vmfb (+ OUT.irpa with the weights of 1 KiB or more). Returns None: written."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
     from .backends.compile import compile_module
 
-    return compile_module(module, session, args.target)  # the CLI saves it (.vmfb + .irpa)
+    workdir = tempfile.mkdtemp(prefix="fusion-opt-")
+    try:
+        artifact = compile_module(module, session, args.target, params_path=Path(workdir) / "w.irpa",
+                                  source_name=source_name)
+        artifact.save(args.output)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def render_plans(planned: list[PlannedFunction], fmt: str) -> str | dict:

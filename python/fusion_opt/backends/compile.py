@@ -45,14 +45,17 @@ class Artifact:
     sites: tuple[FlowSite, ...] | None = field(default=None, repr=False)  # dispatch sites, program order
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write `<path>.vmfb` and copy the weights to `<path>.irpa` beside it (where the loader looks)."""
-        out = Path(path).with_suffix(".vmfb")
+        """Write the module to `path` exactly and its weights to the `.irpa` beside it (where the loader
+        looks); the weights go first, each file is renamed into place, so a failure leaves no module."""
+        out = Path(path)
         out.parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write(out, self.vmfb)
         if self.params_path is not None:
             dst = out.with_suffix(".irpa")
             if Path(self.params_path).resolve() != dst.resolve():
-                shutil.copyfile(self.params_path, dst)
+                tmp = dst.with_name(f".{dst.name}.tmp")
+                shutil.copyfile(self.params_path, tmp)
+                os.replace(tmp, dst)
+        _atomic_write(out, self.vmfb)
         return out
 
 

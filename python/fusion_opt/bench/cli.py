@@ -25,7 +25,7 @@ from . import models, runner
 
 DEFAULT_SUITE = ("resnet50", "squeezenet", "densenet121", "inception_v2", "shufflenet", "vgg19", "mlp_gelu",
                  "layernorm", "attention", "bert_layer", "mlp4")
-SUBCOMMANDS = ("run",)
+SUBCOMMANDS = ("run", "calibrate", "accuracy")
 TARGET_ALIASES = {"host": "llvm-cpu", "cpu": "llvm-cpu"}
 
 
@@ -53,8 +53,11 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="fusion-bench", description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="command", metavar="{run}")
+    sub = ap.add_subparsers(dest="command", metavar="{run,calibrate,accuracy}")
     add_run_args(sub.add_parser("run", help="benchmark models (default subcommand)"))
+    from .calibrate import add_accuracy_args, add_calibrate_args
+    add_calibrate_args(sub.add_parser("calibrate", help="fit the cost model's constants to measured dispatches"))
+    add_accuracy_args(sub.add_parser("accuracy", help="predicted vs measured dispatch times on held-out models"))
     return ap
 
 
@@ -84,6 +87,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         if args.repeat < 1 or args.warmup < 0:
             ap.error("--repeat must be >= 1 and --warmup >= 0")
         args.target = TARGET_ALIASES.get(args.target, args.target)
+    elif args.command in ("calibrate", "accuracy"):
+        from .calibrate import check_args
+        check_args(ap, args)
     return args
 
 
@@ -149,6 +155,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.command == "run":
         return cmd_run(args)
+    if args.command in ("calibrate", "accuracy"):
+        from .calibrate import run_command
+        return run_command(args)
     return 2  # pragma: no cover - every subcommand returns above
 
 

@@ -210,7 +210,7 @@ def host_target(directory: Path | None = None, *, remeasure: bool = False) -> Ta
         t = build_host(measure())
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(to_json(t), indent=2, sort_keys=True) + "\n")
-    cal = load_calibration(directory)
+    cal = {k: v for k, v in load_calibration(directory).items() if k != "provenance"}  # provenance: facts only
     if cal:
         t = with_calibration(t, cal)
     _MEMO[str(path)] = t

@@ -2,7 +2,9 @@
 spills, recomputation and launch overhead. Pure: OpDesc + TargetDesc in, Cost out.
 
 Formulas (every constant is a TargetDesc field; see docs/cost-model.md):
-  compute_s   = sum_op flops / (peak[dtype, matrix?] x efficiency[kind])        (non-duplicated members)
+  compute_s   = sum_op flops / (peak[dtype, matrix?] x efficiency[key(op)])     (non-duplicated members)
+                key: the op kind, refined from maps (convolution.1x1, convolution.depthwise,
+                reduction.window); a key without its own constant uses its kind's
   recompute_s = compute of duplicated members + for a member feeding a contraction/conv input
                 inside the group: its compute x (reuse - 1)
   reuse(x)    = ceil(prod of parallel loop ranges the operand's map does not index / matmul_tile)
@@ -76,8 +78,38 @@ def op_dtype(op: OpDesc) -> str:
     return op.element_types[0] if op.kind in MATRIX else op.element_types[-1]
 
 
+def _window_split(op: OpDesc) -> tuple[int, int]:
+    """(window size, channel-reduction size) of a conv/pooling: reduction dims that input 0's map reads
+    inside a sum (`d2 + d5`) form the window, the other reduction dims are reduced channels."""
+    sums = {int(d) for r in (map_results(op.indexing_maps[0]) if op.indexing_maps else ()) if "+" in r
+            for d in _DIM.findall(r)}
+    window = chan = 1
+    for d, (r, it) in enumerate(zip(op.loop_ranges, op.iterator_types)):
+        if it != "parallel":
+            window, chan = (window * r, chan) if d in sums else (window, chan * r)
+    return window, chan
+
+
+def efficiency_key(op: OpDesc) -> str:
+    """Key of op's compute efficiency: its kind, refined from shapes where IREE's code differs a lot.
+    `convolution.1x1` (window 1: a matmul in disguise), `convolution.depthwise` (no channel reduction),
+    `reduction.window` (pooling: a reduction over a sliding window). Lookup falls back to the kind."""
+    if op.kind is OpKind.CONVOLUTION:
+        window, chan = _window_split(op)
+        return "convolution.1x1" if window == 1 else "convolution.depthwise" if chan == 1 else "convolution"
+    if op.kind is OpKind.REDUCTION and _window_split(op)[0] > 1:
+        return "reduction.window"
+    return op.kind.value
+
+
+def efficiency(op: OpDesc, t: TargetDesc) -> float:
+    table = dict(t.efficiency)
+    key = efficiency_key(op)
+    return table[key] if key in table else t.efficiency_of(op.kind.value)
+
+
 def op_compute_s(op: OpDesc, t: TargetDesc) -> float:
-    return op.flops / (t.peak(op_dtype(op), op.kind in MATRIX) * t.efficiency_of(op.kind.value))
+    return op.flops / (t.peak(op_dtype(op), op.kind in MATRIX) * efficiency(op, t))
 
 
 def indexed_dims(op: OpDesc, pos: int) -> set[int]:
