@@ -22,7 +22,11 @@ from .analysis.opdesc import DataflowGraph
 from .fusion.plan import FusionPlan
 from .importers import import_onnx, parse_mlir
 from .ir import new_session
+from .fusion.control import ControlSpec
 from .pipelines import DEFAULT_FUSION, plan_module, write_regions
+
+# A pin is a list of op matchers (or one comma-separated string) that must end in one group.
+Pins = Sequence[str | Sequence[str]]
 
 
 @dataclass
@@ -97,11 +101,12 @@ def _graph_io(proto: onnx.ModelProto) -> tuple[tuple[str, ...], tuple[str, ...]]
 
 
 def _compile(module, session, source_name: str, target: str, fusion: str,
-             extra_flags: Sequence[str], timings: dict[str, float]):
+             extra_flags: Sequence[str], timings: dict[str, float], control: ControlSpec):
     from .backends.compile import compile_module
 
     t0 = time.perf_counter()
-    planned = plan_module(module, fusion, source_name, target)
+    planned = plan_module(module, fusion, source_name, target, control=control)
+    control.check_matched()
     write_regions(planned)
     timings["plan"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -120,33 +125,43 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
 
 def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = "llvm-cpu",
                  fusion: str = DEFAULT_FUSION, *, input_shapes: Mapping[str, Sequence[int]] | None = None,
-                 extra_flags: Sequence[str] = ()) -> CompiledModel:
+                 extra_flags: Sequence[str] = (), fuse: Pins = (), no_fuse: Pins = (),
+                 max_fusions: int | None = None) -> CompiledModel:
     """Import an ONNX model, plan fusion, compile with IREE; returns a callable CompiledModel.
 
     `fusion`: "cost" (default: our planner, merges gated by the cost model of `target`), "greedy"
     (the same legality without the cost gate), "iree" (IREE's own dispatch formation), "none" (one op each).
+    `fuse`: pins, each a list of op matchers (ONNX node name, `file:line[:col]`, op-name glob) that must
+    end in one group; `no_fuse`: matchers of ops kept alone; `max_fusions`: stop after N merges.
+    An illegal pin raises PlanError naming the rule; a matcher that matches nothing raises InputError.
     """
+    control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True)
     timings: dict[str, float] = {}
     session = new_session()
     t0 = time.perf_counter()
     name = str(model) if not isinstance(model, onnx.ModelProto) else (model.graph.name or "<model>")
     module, proto = import_onnx(model, session.context, input_shapes, source_name=name)
     timings["import"] = time.perf_counter() - t0
-    artifact, plans, graphs, workdir = _compile(module, session, name, target, fusion, extra_flags, timings)
+    artifact, plans, graphs, workdir = _compile(module, session, name, target, fusion, extra_flags, timings,
+                                                control)
     ins, outs = _graph_io(proto)
     return _owning(CompiledModel(artifact, plans, graphs, fusion, target, ins, outs, timings), workdir)
 
 
 def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusion: str = DEFAULT_FUSION, *,
-                 extra_flags: Sequence[str] = ()) -> CompiledModel:
-    """Same as compile_onnx for a Linalg `.mlir` file path or MLIR text."""
+                 extra_flags: Sequence[str] = (), fuse: Pins = (), no_fuse: Pins = (),
+                 max_fusions: int | None = None) -> CompiledModel:
+    """Same as compile_onnx for a Linalg `.mlir` file path or MLIR text (IR attributes
+    `fusion_opt.fuse = "tag"` / `fusion_opt.no_fuse` on ops pin and bar as well)."""
+    control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True)
     timings: dict[str, float] = {}
     session = new_session()
     text, name = str(source), "<string>"
     if "\n" not in text and Path(text).is_file():
         name, text = text, Path(text).read_text()
     module = parse_mlir(text, session.context, name)
-    artifact, plans, graphs, workdir = _compile(module, session, name, target, fusion, extra_flags, timings)
+    artifact, plans, graphs, workdir = _compile(module, session, name, target, fusion, extra_flags, timings,
+                                                control)
     return _owning(CompiledModel(artifact, plans, graphs, fusion, target, (), (), timings), workdir)
 
 

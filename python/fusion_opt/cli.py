@@ -16,7 +16,7 @@ from .errors import FusionOptError, InputError
 from .outputs import write_atomic
 from .pipelines import DEFAULT_FUSION, FUSION_MODES
 
-EMITS = ("linalg", "regions", "plan", "json", "vmfb")
+EMITS = ("linalg", "regions", "plan", "json", "dot", "vmfb")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +34,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list-targets", action="store_true", help="print the known targets and exit")
     p.add_argument("--emit", default="regions", choices=EMITS,
                    help="linalg: imported IR; regions: IR with flow.dispatch.region per group; "
-                        "plan: readable plan; json: plan as JSON; vmfb: compiled IREE module (needs -o)")
+                        "plan: readable plan; json: plan as JSON; dot: Graphviz graph, groups as clusters; "
+                        "vmfb: compiled IREE module (needs -o)")
+    p.add_argument("--fuse", action="append", default=[], metavar="OPS",
+                   help="pin: the comma-separated ops must end in one group (repeatable). An op is matched "
+                        "by location (file:line, file:line:col, ONNX node name) or op-name glob ('*conv*')")
+    p.add_argument("--no-fuse", action="append", default=[], metavar="OPS",
+                   help="barrier: each matched op is kept alone in its own group (repeatable)")
+    p.add_argument("--max-fusions", type=non_negative, default=None, metavar="N",
+                   help="stop after N merges (bisect a bad fusion: the first N that pass is good)")
     p.add_argument("--split-input-file", action="store_true",
                    help="process each '// -----' separated chunk of the input on its own")
     p.add_argument("--verify-diagnostics", action="store_true",
@@ -46,6 +54,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on errors")
     return p
+
+
+def non_negative(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'")
+    return n
 
 
 def parse_input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
@@ -96,7 +114,10 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(args.output, list_targets())
         return 0
 
+    from .fusion.control import ControlSpec
+
     data, name = read_input(args.input)
+    args.control = ControlSpec.from_options(args.fuse, args.no_fuse, args.max_fusions)
     if args.emit == "vmfb" and args.output == "-":
         raise InputError("--emit=vmfb writes a binary module: give an output file with -o")
     shapes = parse_input_shapes(args.input_shape)

@@ -65,6 +65,12 @@ def verify(text: str, name: str, args, process: Callable[[str, str, object], obj
                 unmatched.remove(hit)
         for x in unmatched:
             failures.append(f"{name}:{x.line}: error: expected error \"{x.message}\" was not produced")
+    control = getattr(args, "control", None)
+    if control is not None:  # matchers may hit in any chunk: checked once all chunks ran
+        try:
+            control.check_matched()
+        except FusionOptError as e:
+            failures.append(str(e))
     for f in failures:
         print(f, file=sys.stderr)
     return 1 if failures else 0
@@ -76,4 +82,5 @@ def _single_chunk(args):
 
     a = copy.copy(args)
     a.split_input_file = False
+    a.defer_match_check = True  # `verify` checks matchers once, after every chunk
     return a

@@ -21,8 +21,8 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
     """Run the stages `--emit` asks for, and nothing more."""
     if args.emit == "linalg":
         return print_module(module, args)
-    planned = plan_module(module, args.fusion, source_name, args.target)
-    if args.emit in ("plan", "json"):
+    planned = plan_module(module, args.fusion, source_name, args.target, control=getattr(args, "control", None))
+    if args.emit in ("plan", "json", "dot"):
         return render_plans(planned, args.emit)
     write_regions(planned)
     if args.emit == "regions":
@@ -50,6 +50,10 @@ def compile_and_save(module: ir.Module, session, source_name: str, args: argpars
 def render_plans(planned: list[PlannedFunction], fmt: str) -> str | dict:
     from .fusion.report import plan_to_json, plan_to_text
 
+    if fmt == "dot":
+        from .fusion.dot import plan_to_dot
+
+        return "".join(plan_to_dot(p.plan, p.graph) for p in planned)
     if fmt == "json":
         return {"functions": [plan_to_json(p.plan, p.graph) for p in planned]}
     return "\n".join(plan_to_text(p.plan, p.graph) for p in planned)
@@ -64,7 +68,16 @@ def process_mlir(text: str, source_name: str, args: argparse.Namespace) -> str |
         session = new_session()
         module = parse_mlir(chunk.text, session.context, source_name)
         results.append(emit(module, source_name, args, session, "mlir"))
+    if not getattr(args, "defer_match_check", False):
+        check_matched(args)
     return join_results(results)
+
+
+def check_matched(args: argparse.Namespace) -> None:
+    """Every --fuse/--no-fuse matcher must have matched an op somewhere in the input (all chunks)."""
+    control = getattr(args, "control", None)
+    if control is not None and args.emit != "linalg":
+        control.check_matched()
 
 
 def join_results(results: list) -> str | bytes | dict:
@@ -89,4 +102,6 @@ def process_onnx(data: bytes, source_name: str, args: argparse.Namespace,
         proto.graph.name = "main"
     session = new_session()
     module, _ = import_onnx(proto, session.context, shapes, source_name=source_name)
-    return emit(module, source_name, args, session, "onnx")
+    result = emit(module, source_name, args, session, "onnx")
+    check_matched(args)
+    return result

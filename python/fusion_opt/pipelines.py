@@ -5,8 +5,10 @@ from dataclasses import dataclass
 
 from .analysis.describe import describe_function
 from .analysis.opdesc import DataflowGraph
+from .errors import InputError, PlanError
 from .fusion import DEFAULT_STRATEGY, STRATEGY_NAMES
 from .fusion import plan as make_plan
+from .fusion.control import ControlSpec, violations
 from .fusion.plan import FusionPlan
 from .ir import functions, ir
 from .transforms.dispatch_regions import apply_plan
@@ -25,22 +27,56 @@ class PlannedFunction:
     ops: list[ir.Operation]
 
 
-def plan_module(module: ir.Module, fusion: str, source_name: str = "-",
-                target: str = "host") -> list[PlannedFunction]:
+def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: str = "host",
+                control: ControlSpec | None = None) -> list[PlannedFunction]:
     """Describe and plan every function of `module` (pure after description; the IR is untouched).
 
     Groups are priced with the cost model of `target` whatever the strategy, so plans compare.
+    `control` carries the user's pins, barriers and merge cap; IR marks (`fusion_opt.fuse = "tag"`,
+    `fusion_opt.no_fuse`) are read here whether or not it is given. The caller checks
+    `control.check_matched()` once every module of the input was planned.
     """
     from .cost import get_target_desc
 
     if fusion not in FUSION_MODES:
         raise ValueError(f"unknown fusion mode '{fusion}' (choose from {', '.join(FUSION_MODES)})")
     desc = get_target_desc(target)
+    control = control or ControlSpec()
     out = []
     for f in functions(module):
         graph, ops = describe_function(f, source_name)
-        out.append(PlannedFunction(graph, make_plan(graph, fusion, desc), f, ops))
+        tags, barriers = read_marks(ops, graph)
+        constraints = control.resolve(graph, tags, barriers)
+        if fusion == "iree" and (constraints.pins or constraints.barriers):
+            raise InputError("fusion pins and barriers need one of our planners, not --fusion=iree "
+                             "(IREE forms its own dispatches)")
+        result = make_plan(graph, fusion, desc, constraints=constraints)
+        broken = violations(result, constraints)
+        if broken:
+            raise PlanError(f"internal error: planner '{fusion}' did not obey the constraints on "
+                            f"@{graph.function}: {'; '.join(broken)}")
+        out.append(PlannedFunction(graph, result, f, ops))
     return out
+
+
+FUSE_ATTR, NO_FUSE_ATTR = "fusion_opt.fuse", "fusion_opt.no_fuse"
+
+
+def read_marks(ops: list[ir.Operation], graph: DataflowGraph) -> tuple[dict[int, str], set[int]]:
+    """IR pins and barriers: op index -> `fusion_opt.fuse` tag, and the ops with `fusion_opt.no_fuse`."""
+    tags: dict[int, str] = {}
+    barriers: set[int] = set()
+    for i, op in enumerate(ops):
+        attrs = op.attributes
+        if FUSE_ATTR in attrs:
+            a = attrs[FUSE_ATTR]
+            if not isinstance(a, ir.StringAttr):
+                raise InputError(f'{FUSE_ATTR} must be a string tag (ops sharing a tag are fused), got {a}',
+                                 graph.ops[i].loc)
+            tags[i] = a.value
+        if NO_FUSE_ATTR in attrs:
+            barriers.add(i)
+    return tags, barriers
 
 
 def write_regions(planned: list[PlannedFunction]) -> int:

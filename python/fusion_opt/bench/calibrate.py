@@ -26,8 +26,8 @@ from ..cost.group import group_view
 from ..cost.targets import TargetDesc
 from . import models
 
-CALIBRATION_MODELS: tuple[str, ...] = ("squeezenet", "shufflenet", "mlp_gelu", "layernorm", "attention")
-HELD_OUT_MODELS: tuple[str, ...] = ("resnet50", "bert_layer", "mlp4", "inception_v2")
+CALIBRATION_MODELS: tuple[str, ...] = ("squeezenet", "shufflenet", "inception_v2", "mlp_gelu", "layernorm", "attention")
+HELD_OUT_MODELS: tuple[str, ...] = ("resnet50", "densenet121", "bert_layer", "mlp4")
 FUSIONS: tuple[str, ...] = ("none", "cost")
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .group import GroupView
-from .model import Cost, efficiency_key, estimate, root_of
+from .model import Cost, efficiency_key, estimate, lookup_efficiency, root_of
 from .targets import TargetDesc, with_calibration
 
 # (field, key): ("efficiency", "convolution"), ("bw_fraction", "L2"), ("overlap", None), ("launch_s", None)
@@ -53,15 +53,15 @@ class FitResult:
     history: tuple[float, ...] = field(default=())
 
 
-def sample_kinds(samples: Iterable[Sample]) -> set[str]:
+def sample_kinds(samples: Iterable[Sample], lanes: int = 8) -> set[str]:
     """Efficiency keys of the non-duplicated ops in the samples' groups."""
-    return {efficiency_key(op) for s in samples for op in s.view.ops if op.index not in s.view.duplicated}
+    return {efficiency_key(op, lanes) for s in samples for op in s.view.ops if op.index not in s.view.duplicated}
 
 
 def default_params(samples: Sequence[Sample], target: TargetDesc) -> list[Param]:
     """Constants the samples can inform: the efficiency of every op key present, the bandwidth
     fraction of every memory level serving a sample, overlap and launch cost."""
-    params: list[Param] = [("efficiency", k) for k in sorted(sample_kinds(samples))]
+    params: list[Param] = [("efficiency", k) for k in sorted(sample_kinds(samples, target.lanes_f32))]
     levels = sorted({estimate(s.view, target).memory_level for s in samples})
     params += [("bw_fraction", lvl) for lvl in levels]
     return params + [("overlap", None), ("launch_s", None)]
@@ -70,8 +70,7 @@ def default_params(samples: Sequence[Sample], target: TargetDesc) -> list[Param]
 def get_value(t: TargetDesc, p: Param) -> float:
     name, key = p
     if name == "efficiency":
-        table = dict(t.efficiency)
-        return table.get(key, table.get(str(key).split(".")[0], t.efficiency_of("opaque")))
+        return lookup_efficiency(dict(t.efficiency), str(key), t.efficiency_of(str(key).split(".")[0]))
     if name == "bw_fraction":
         table = dict(t.bw_fraction)
         return table.get(key, table.get("cache" if key != "dram" else "dram", 1.0))
@@ -184,8 +183,8 @@ def records(samples: Sequence[Sample], target: TargetDesc) -> list[dict[str, Any
     for s in samples:
         c: Cost = estimate(s.view, target)
         root = root_of(s.view.ops)
-        out.append({"model": s.model, "fusion": s.fusion, "group": s.group, "kind": efficiency_key(root),
-                    "root": root.name, "ops": len(s.view.ops), "predicted_us": c.time_s * 1e6,
+        out.append({"model": s.model, "fusion": s.fusion, "group": s.group,
+                    "kind": efficiency_key(root, target.lanes_f32), "root": root.name, "ops": len(s.view.ops), "predicted_us": c.time_s * 1e6,
                     "measured_us": s.measured_s * 1e6, "bound": c.bound,
                     "rel_error": abs(c.time_s - s.measured_s) / s.measured_s})
     return out

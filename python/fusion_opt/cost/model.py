@@ -3,8 +3,9 @@ spills, recomputation and launch overhead. Pure: OpDesc + TargetDesc in, Cost ou
 
 Formulas (every constant is a TargetDesc field; see docs/cost-model.md):
   compute_s   = sum_op flops / (peak[dtype, matrix?] x efficiency[key(op)])     (non-duplicated members)
-                key: the op kind, refined from maps (convolution.1x1, convolution.depthwise,
-                reduction.window); a key without its own constant uses its kind's
+                key: the op kind, refined from maps and shapes (convolution.1x1, convolution.depthwise,
+                reduction.window; .narrow for convs with output rows < 2 vectors); a key without
+                its own constant uses the next shorter key's (convolution.1x1.narrow -> .1x1 -> kind)
   recompute_s = compute of duplicated members + for a member feeding a contraction/conv input
                 inside the group: its compute x (reuse - 1)
   reuse(x)    = ceil(prod of parallel loop ranges the operand's map does not index / matmul_tile)
@@ -90,22 +91,34 @@ def _window_split(op: OpDesc) -> tuple[int, int]:
     return window, chan
 
 
-def efficiency_key(op: OpDesc) -> str:
+def efficiency_key(op: OpDesc, lanes: int = 8) -> str:
     """Key of op's compute efficiency: its kind, refined from shapes where IREE's code differs a lot.
     `convolution.1x1` (window 1: a matmul in disguise), `convolution.depthwise` (no channel reduction),
-    `reduction.window` (pooling: a reduction over a sliding window). Lookup falls back to the kind."""
+    `reduction.window` (pooling: a reduction over a sliding window); a conv whose output rows are
+    shorter than two vectors (`lanes` f32 lanes) gets `.narrow`: IREE vectorizes direct NCHW convs
+    along the output width, and measured 7/13/14-wide convs ran 5-10x slower per FLOP than 28/56-wide
+    ones. Lookup (`efficiency`) drops suffixes until a key has a constant."""
     if op.kind is OpKind.CONVOLUTION:
         window, chan = _window_split(op)
-        return "convolution.1x1" if window == 1 else "convolution.depthwise" if chan == 1 else "convolution"
+        key = "convolution.1x1" if window == 1 else "convolution.depthwise" if chan == 1 else "convolution"
+        width = op.result_shapes[0][-1] if op.result_shapes and op.result_shapes[0] else 0
+        return key + ".narrow" if 0 < width < 2 * lanes else key
     if op.kind is OpKind.REDUCTION and _window_split(op)[0] > 1:
         return "reduction.window"
     return op.kind.value
 
 
+def lookup_efficiency(table: dict[str, float], key: str, default: float) -> float:
+    """table[key], else the key with its last `.suffix` dropped, ..., else `default`."""
+    while key:
+        if key in table:
+            return table[key]
+        key = key.rpartition(".")[0]
+    return default
+
+
 def efficiency(op: OpDesc, t: TargetDesc) -> float:
-    table = dict(t.efficiency)
-    key = efficiency_key(op)
-    return table[key] if key in table else t.efficiency_of(op.kind.value)
+    return lookup_efficiency(dict(t.efficiency), efficiency_key(op, t.lanes_f32), t.efficiency_of(op.kind.value))
 
 
 def op_compute_s(op: OpDesc, t: TargetDesc) -> float:

@@ -10,7 +10,9 @@ from dataclasses import replace
 
 from ..analysis.opdesc import DataflowGraph
 from ..cost import TargetDesc, estimate, group_view
+from .constraints import NO_CONSTRAINTS, Constraints
 from .greedy import plan_greedy
+from .legality import indexed
 from .plan import FusionPlan
 
 
@@ -22,7 +24,7 @@ class GroupPricer:
     """Memoized estimate(group) for one graph and target (the planner asks about the same sets often)."""
 
     def __init__(self, graph: DataflowGraph, target: TargetDesc) -> None:
-        self.graph, self.target = graph, target
+        self.graph, self.target = indexed(graph), target
         self._memo: dict[frozenset[int], float] = {}
 
     def __call__(self, members: frozenset[int]) -> float:
@@ -38,14 +40,16 @@ class GroupPricer:
 
 def annotate(plan: FusionPlan, graph: DataflowGraph, target: TargetDesc) -> FusionPlan:
     """Price every group of `plan` on `target` (any strategy's plan; used for reports and comparison)."""
-    groups = []
+    groups, graph = [], indexed(graph)
     for g in plan.groups:
         c = estimate(group_view(graph, g.ops, duplicated=[i for i in g.ops if i in plan.cloned]), target)
         groups.append(replace(g, predicted_s=c.time_s, bound=c.bound))
     return replace(plan, groups=tuple(groups), target=target.name)
 
 
-def plan_by_cost(graph: DataflowGraph, target: TargetDesc) -> FusionPlan:
-    """Greedy order and legality; merges gated by the cost model on `target`."""
+def plan_by_cost(graph: DataflowGraph, target: TargetDesc, constraints: Constraints = NO_CONSTRAINTS) -> FusionPlan:
+    """Greedy order and legality; merges gated by the cost model on `target`. The baseline (and
+    fallback) of the search planner (`fusion/search.py`), which is what strategy "cost" runs."""
+    graph = indexed(graph)
     pricer = GroupPricer(graph, target)
-    return annotate(plan_greedy(graph, gate=pricer.gate, strategy="cost"), graph, target)
+    return annotate(plan_greedy(graph, gate=pricer.gate, strategy="cost", constraints=constraints), graph, target)

@@ -12,6 +12,9 @@ from collections.abc import Callable, Iterable
 
 from ..analysis.classify import HEAVY, LIGHT
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from ..errors import PlanError
+from .constraints import NO_CONSTRAINTS, Constraints
+from .legality import Partition, check_group, group_verdict, indexed, is_fill_like
 from .plan import Decision, FusionPlan, Group
 
 # Heavy kinds that can take an epilogue (and so "claim" the light chain that follows them).
@@ -27,11 +30,6 @@ def out_numel(op: OpDesc) -> int:
     return numel(op.result_shapes[0]) if op.result_shapes else 0
 
 
-def is_fill_like(op: OpDesc) -> bool:
-    """Light op with no tensor producer: a splat such as linalg.fill, free to rematerialize."""
-    return op.kind in LIGHT and all(p is None for p in op.operands) and op.flops == 0
-
-
 def describe(op: OpDesc) -> str:
     return f"op {op.index} ({op.name} at {op.loc})"
 
@@ -40,15 +38,17 @@ class _State:
     """Union of ops into groups, plus the heavy op each group is committed to ("anchor")."""
 
     def __init__(self, graph: DataflowGraph) -> None:
-        self.g = graph
+        self.g = graph = indexed(graph)
         self.ops = graph.ops
         self.cons = {i: set(graph.consumers(i)) for i in range(len(graph.ops))}
         self.prods = {i: set(graph.producers(i)) for i in range(len(graph.ops))}
+        self.in_edges = graph.in_edges
         self.gid = {op.index: op.index for op in graph.ops if op.dispatchable}
         self.members = {i: {i} for i in self.gid}
         self.root = {i: (i if self.ops[i].kind in HEAVY else None) for i in self.gid}
         self.anchor = {i: (i if self.ops[i].kind in ANCHORS else None) for i in self.gid}
         self.anchors = self._anchors()
+        self.lo = {i: i for i in self.gid}
 
     def _anchors(self) -> dict[int, frozenset[int]]:
         """Heavy ops a light op could be an epilogue of: reached through single-consumer light ops
@@ -91,7 +91,7 @@ class _State:
         consume that outside node (two dispatches waiting on each other).
         """
         for src, dst in ((a, b), (b, a)):
-            ends = {("g", a), ("g", b)}
+            ends, hi = {("g", a), ("g", b)}, max(self.members[dst])
             seen: set[tuple[str, int]] = set()
             stack: list[tuple[tuple[str, int], int]] = []
             for m in self.members[src]:
@@ -107,16 +107,21 @@ class _State:
                         n = self.node(c)
                         if n == ("g", dst):
                             return via
-                        if n not in ends and n not in seen:
+                        # program order is topological: a node starting after dst's last op can't reach it
+                        if n not in ends and n not in seen and self.first(n) < hi:
                             seen.add(n)
                             stack.append((n, via))
         return None
+
+    def first(self, n: tuple[str, int]) -> int:
+        return self.lo[n[1]] if n[0] == "g" else n[1]
 
     def merge(self, a: int, b: int) -> None:
         keep, gone = (a, b) if len(self.members[a]) >= len(self.members[b]) else (b, a)
         for m in self.members[gone]:
             self.gid[m] = keep
         self.members[keep] |= self.members.pop(gone)
+        self.lo[keep] = min(self.lo[keep], self.lo.pop(gone))
         self.root[keep] = self.root[keep] if self.root[keep] is not None else self.root.pop(gone)
         self.root.pop(gone, None)
         self.anchor[keep] = self.anchor[keep] if self.anchor[keep] is not None else self.anchor[gone]
@@ -124,7 +129,18 @@ class _State:
 
 
 def _check(st: _State, p: int, g: int) -> tuple[bool, str]:
-    """Rules for merging producer p's group into group g, first failing rule wins."""
+    """Greedy's policy, then the legality table (fusion/legality.py) on the merged set."""
+    ok, reason = _policy(st, p, g)
+    if ok:
+        v = group_verdict(st.g, frozenset(st.members[st.gid[p]] | st.members[g]))
+        if not v:
+            return False, v.refusal()
+    return ok, reason
+
+
+def _policy(st: _State, p: int, g: int) -> tuple[bool, str]:
+    """Greedy's rules for merging producer p's group into group g, first failing rule wins: one heavy
+    root per group, epilogues over the root's space, BatchNorm kept with its own conv."""
     ops, a = st.ops, st.gid[p]
     pd = ops[p]
     ra, rg = st.root[a], st.root[g]
@@ -145,7 +161,7 @@ def _check(st: _State, p: int, g: int) -> tuple[bool, str]:
             return False, f"refused: would create a cycle via {describe(ops[chk])}"
         return True, f"fused: {pd.kind.value} root takes its {'/'.join(_kinds(st, g))} epilogue"
     # p's group is light: a prologue of g (or part of a light chain).
-    into_root = [e for e in st.g.edges if e.producer == p and rg is not None and e.consumer == rg]
+    into_root = [e for e in st.in_edges[rg] if e.producer == p] if rg is not None else []
     if into_root and ops[rg].kind in MATMUL_LIKE:
         init_only = all(e.operand >= ops[rg].num_dps_inputs for e in into_root)
         if not (init_only and is_fill_like(pd)):
@@ -180,14 +196,58 @@ def _kinds(st: _State, g: int) -> list[str]:
 Gate = Callable[[frozenset[int], frozenset[int]], tuple[bool, str]]
 
 
-def plan_greedy(graph: DataflowGraph, gate: Gate | None = None, strategy: str = "greedy") -> FusionPlan:
+def apply_pins(st: _State, constraints: Constraints) -> None:
+    """Merge each pin's ops into one group before planning; an illegal pin is a PlanError naming the rule."""
+    for pin in constraints.pins:
+        bad = sorted(pin & constraints.barriers)
+        if bad:
+            raise PlanError(f"pin {sorted(pin)} contains op {bad[0]}, which is also marked no-fuse")
+        missing = sorted(i for i in pin if i not in st.gid)
+        if missing and not all(st.ops[i].name == "tensor.pad" for i in missing):
+            raise PlanError(f"illegal pin {sorted(pin)}: [dispatchable] op {missing[0]} "
+                            f"({st.ops[missing[0]].name}) is left to IREE outside every dispatch")
+        for i in missing:  # a pad pinned with its conv: placed like any op
+            st.gid[i], st.members[i], st.lo[i] = i, {i}, i
+            st.root[i], st.anchor[i] = i, None
+        v = check_group(st.g, pin)
+        if not v:
+            raise PlanError(f"illegal pin {sorted(pin)}: [{v.rule}] {v.reason}")
+        first = min(pin)
+        for i in sorted(pin):
+            if st.gid[i] != st.gid[first]:
+                st.merge(st.gid[i], st.gid[first])
+    if constraints.pins:  # pins are legal alone; together they must still leave the group graph acyclic
+        part = Partition(st.g, (ms for ms in st.members.values() if len(ms) > 1))
+        for k, ms in st.members.items():
+            via = part.cycle_via(frozenset(ms)) if len(ms) > 1 else None
+            if via is not None:
+                raise PlanError(f"illegal pins: [cycle] pinned group {sorted(ms)} and others form a cycle "
+                                f"via op {via} ({st.ops[via].name})")
+
+
+def plan_greedy(graph: DataflowGraph, gate: Gate | None = None, strategy: str = "greedy",
+                constraints: Constraints = NO_CONSTRAINTS) -> FusionPlan:
     """Greedy producer-into-consumer fusion; every dispatchable op ends in exactly one group, except
     fills shared by several groups, which IREE clones into each of them (`FusionPlan.cloned`).
 
-    With a `gate` (the cost planner's), a legal merge is taken only when the gate accepts it."""
+    With a `gate` (the cost planner's), a legal merge is taken only when the gate accepts it.
+    `constraints`: pins are merged first (PlanError when illegal), barrier ops are never merged, and
+    at most `max_fusions` merges (fill clones included; pins not) are taken."""
     st, ops = _State(graph), graph.ops
+    apply_pins(st, constraints)
+    barriers, cap = constraints.barriers, constraints.max_fusions
     decisions: list[Decision] = []
     cloned: list[int] = []
+    fusions = 0
+
+    def blocked(p: int, gids: Iterable[int]) -> str | None:
+        groups = [st.members[st.gid[p]]] + [st.members[k] for k in gids]
+        hit = sorted({i for m in groups for i in m if i in barriers})
+        if hit:
+            return f"refused: barrier: op {hit[0]} is marked no-fuse"
+        if cap is not None and fusions >= cap:
+            return f"refused: merge cap reached (max_fusions={cap})"
+        return None
 
     def decide(p: int, cs: Iterable[int], fused: bool, reason: str) -> None:
         decisions.extend(Decision(p, c, fused, reason) for c in sorted(cs))
@@ -204,8 +264,19 @@ def plan_greedy(graph: DataflowGraph, gate: Gate | None = None, strategy: str = 
             decide(p, cs, False, f"refused: producer also feeds {describe(ops[outside[0]])}, outside any group")
             continue
         groups = {st.gid[c] for c in cs}
+        if st.gid[p] in groups:  # pinned together with a consumer already
+            decide(p, [c for c in cs if st.gid[c] == st.gid[p]], True, "fused: pinned by the user")
+            cs = {c for c in cs if st.gid[c] != st.gid[p]}
+            groups.discard(st.gid[p])
+            if not cs:
+                continue
+        why = blocked(p, groups)
+        if why is not None:
+            decide(p, cs, False, why)
+            continue
         if len(groups) > 1:
-            if is_fill_like(ops[p]):
+            if is_fill_like(ops[p]) and len(st.members[st.gid[p]]) == 1:
+                fusions += 1
                 cloned.append(p)
                 decide(p, cs, True, f"fused: {ops[p].name} cloned into each of its {len(groups)} consumer groups")
             else:  # a cycle is the more fundamental reason (a diamond around an unfusable op)
@@ -221,6 +292,7 @@ def plan_greedy(graph: DataflowGraph, gate: Gate | None = None, strategy: str = 
             reason = f"{reason} {why}" if ok else f"refused: unprofitable {why}"
         decide(p, cs, ok, reason)
         if ok:
+            fusions += 1
             st.merge(st.gid[p], g)
 
     return _finish(graph, st, decisions, cloned, strategy)

@@ -1,0 +1,350 @@
+"""Legality of fusion groups as a table of rules, each with a name and a one-line reason.
+
+Every planner (greedy, cost, search) and pin validation ask the same two questions:
+`check_group(graph, members)` (may these ops form one dispatch?) and `check_merge(part, a, b)` (may
+two groups of a partition merge?). Rules are pure functions of OpDesc data; the backend rules record
+what IREE 3.13 llvm-cpu was seen to compile (or fail on) in one `flow.dispatch.region`.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..analysis.classify import LIGHT, map_results
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+
+MATRIX = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Answer of a legality question: `rule` names the first rule that failed, `reason` says why."""
+
+    ok: bool
+    rule: str = ""
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def refusal(self) -> str:
+        return f"refused: illegal [{self.rule}]: {self.reason}"
+
+
+LEGAL = Verdict(True)
+
+
+class IndexedGraph(DataflowGraph):
+    """A DataflowGraph with adjacency precomputed: `consumers`/`producers` in O(1) instead of a scan of
+    all edges (the cost model's `group_view` asks once per member, which is quadratic otherwise)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        n = len(self.ops)
+        cons: list[set[int]] = [set() for _ in range(n)]
+        prods: list[set[int]] = [set() for _ in range(n)]
+        ins: list[list[Any]] = [[] for _ in range(n)]
+        for e in self.edges:
+            cons[e.producer].add(e.consumer)
+            prods[e.consumer].add(e.producer)
+            ins[e.consumer].append(e)
+        object.__setattr__(self, "_cons", [tuple(sorted(s)) for s in cons])
+        object.__setattr__(self, "_prods", [tuple(sorted(s)) for s in prods])
+        object.__setattr__(self, "in_edges", [tuple(x) for x in ins])
+
+    def consumers(self, i: int) -> tuple[int, ...]:
+        return self._cons[i]  # type: ignore[attr-defined]
+
+    def producers(self, i: int) -> tuple[int, ...]:
+        return self._prods[i]  # type: ignore[attr-defined]
+
+
+def indexed(graph: DataflowGraph) -> IndexedGraph:
+    if isinstance(graph, IndexedGraph):
+        return graph
+    return IndexedGraph(graph.function, graph.ops, graph.edges, graph.outputs)
+
+
+def numel(shape: Iterable[int]) -> int:
+    return math.prod(shape)
+
+
+def is_fill_like(op: OpDesc) -> bool:
+    """Light op with no tensor producer: a splat such as linalg.fill, free to rematerialize."""
+    return op.kind in LIGHT and all(p is None for p in op.operands) and op.flops == 0
+
+
+def _downstream(g: IndexedGraph, src: int, members: frozenset[int]) -> set[int]:
+    seen, stack = set(), [src]
+    while stack:
+        for c in g.consumers(stack.pop()):
+            if c in members and c not in seen:
+                seen.add(c)
+                stack.append(c)
+    return seen
+
+
+# ---- group rules: (graph, members) -> None when fine, else the reason -------------------------------
+
+def _r_dispatchable(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    for i in sorted(m):
+        op = g.ops[i]
+        if not op.dispatchable and op.name != "tensor.pad":
+            return f"op {i} ({op.name}) is left to IREE outside every dispatch"
+    return None
+
+
+def _r_pad(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    for i in sorted(m):
+        if g.ops[i].kind is OpKind.PAD and not any(
+                c in m and g.ops[c].kind is OpKind.CONVOLUTION for c in g.consumers(i)):
+            return f"pad op {i} ({g.ops[i].name}) needs its convolution consumer in the group"
+    return None
+
+
+def _r_opaque(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    opaque = [i for i in sorted(m) if g.ops[i].kind is OpKind.OPAQUE]
+    return f"op {opaque[0]} ({g.ops[opaque[0]].name}) has unknown data movement" if opaque and len(m) > 1 else None
+
+
+def _r_one_contraction(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    mx = [i for i in sorted(m) if g.ops[i].kind in MATRIX]
+    return f"ops {mx[0]} and {mx[1]} are both contractions/convolutions" if len(mx) > 1 else None
+
+
+def _r_single_root(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    sinks = [i for i in sorted(m) if not any(c in m for c in g.consumers(i))]
+    return f"ops {sinks[0]} and {sinks[1]} are independent outputs (no single root)" if len(sinks) > 1 else None
+
+
+_DIM = re.compile(r"^d(\d+)$")
+_OFFSET = re.compile(r"^d(\d+)\s*([+-])\s*(\d+)$")
+
+
+def _access(op: OpDesc, pos: int) -> list[tuple[str, int]]:
+    """Per result of operand `pos`'s map: ("dim", d) | ("const", 0) | ("offset", c) | ("window", 0)."""
+    if pos >= len(op.indexing_maps):
+        return []
+    out = []
+    for r in map_results(op.indexing_maps[pos]):
+        r = r.strip()
+        if _DIM.match(r):
+            out.append(("dim", int(r[1:])))
+        elif re.fullmatch(r"-?\d+", r):
+            out.append(("const", 0))
+        elif (mo := _OFFSET.match(r)):
+            out.append(("offset", int(mo.group(3)) * (1 if mo.group(2) == "+" else -1)))
+        else:
+            out.append(("window", 0))
+    return out
+
+
+def _r_tile_fuse(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """The consumer's read of the producer's result must follow the producer's loops: the producer
+    writes through an invertible (permutation) map, and the consumer reads at i + c with c <= 0 (a read
+    at i + c, c > 0, needs a value of a later iteration: negative dependence distance). Window reads
+    (d0 + d4) recompute the producer on overlapping tiles: only for light producers and pads."""
+    for c in sorted(m):
+        cop = g.ops[c]
+        for e in g.in_edges[c]:  # type: ignore[attr-defined]
+            if e.producer not in m:
+                continue
+            pop = g.ops[e.producer]
+            if pop.indexing_maps:
+                out = _access(pop, pop.num_dps_inputs + e.result)
+                # a keepdim result map (d0, d1, 0) fails IREE tiling ("result is not accessed using a
+                # permuted projection"), seen on ONNX ReduceMean: only pure permutations are fused through
+                dims = [d for k, d in out if k == "dim"]
+                if len(dims) != len(out) or len(set(dims)) != len(dims):
+                    return f"op {e.producer} writes its result through a non-invertible map"
+            for kind, val in _access(cop, e.operand):
+                if kind == "offset" and val > 0:
+                    return (f"op {c} reads op {e.producer} at an offset of +{val}: "
+                            "negative dependence distance")
+                if kind == "window" and pop.kind not in LIGHT | {OpKind.PAD}:
+                    return f"op {c} reads {pop.kind.value} op {e.producer} through a window (recomputed per tile)"
+    return None
+
+
+def _r_contraction_prologue(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    for c in sorted(m):
+        cop = g.ops[c]
+        if cop.kind not in MATRIX:
+            continue
+        for e in g.in_edges[c]:  # type: ignore[attr-defined]
+            if e.producer not in m:
+                continue
+            pop = g.ops[e.producer]
+            if e.operand >= cop.num_dps_inputs and not is_fill_like(pop):
+                return f"op {e.producer} feeds the accumulator of op {c} (only a fill is fused there)"
+            if e.operand < cop.num_dps_inputs and not (pop.kind is OpKind.PAD and cop.kind is OpKind.CONVOLUTION):
+                return f"op {e.producer} feeds an input of {cop.kind.value} op {c} (only a pad into a conv)"
+    return None
+
+
+def _r_root_space(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    for r in sorted(i for i in m if g.ops[i].kind in MATRIX):
+        size = numel(g.ops[r].result_shapes[0]) if g.ops[r].result_shapes else 0
+        for q in sorted(_downstream(g, r, m)):
+            qd = g.ops[q]
+            if qd.is_reduction or numel(qd.loop_ranges) != size:
+                return f"epilogue op {q} of {g.ops[r].kind.value} op {r} iterates over a different space"
+    return None
+
+
+def _parallel_dims(op: OpDesc) -> tuple[int, ...]:
+    return tuple(d for d, it in enumerate(op.iterator_types) if it == "parallel")
+
+
+def _r_reduction(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """Row-wise multi-reduction: all reductions share loop ranges and iterators, and a consumer that
+    broadcasts a reduced value back runs over that same full space, reading it at the parallel dims."""
+    reds = [i for i in sorted(m) if g.ops[i].kind is OpKind.REDUCTION]
+    if not reds:
+        return None
+    r0 = g.ops[reds[0]]
+    for r in reds[1:]:
+        rd = g.ops[r]
+        if rd.loop_ranges != r0.loop_ranges or rd.iterator_types != r0.iterator_types:
+            return f"reductions {reds[0]} and {r} iterate over different spaces (not row-wise)"
+    full, reduced = numel(r0.loop_ranges), numel(r0.result_shapes[0]) if r0.result_shapes else 1
+    pdims = _parallel_dims(r0)
+    down = {r: _downstream(g, r, m) for r in reds}
+    reduced_side = set(reds).union(*down.values())
+    for r in reds:
+        for q in sorted(down[r]):
+            qd = g.ops[q]
+            n = numel(qd.loop_ranges)
+            if n == reduced and n != full and not qd.is_reduction:
+                continue
+            if qd.loop_ranges != r0.loop_ranges:
+                return f"op {q} consumes reduction {r} over a different space"
+            for e in g.in_edges[q]:  # type: ignore[attr-defined]
+                p = e.producer
+                if p in reduced_side and numel(g.ops[p].result_shapes[0] if g.ops[p].result_shapes else ()) < n:
+                    got = tuple(d for d in (qd.map_dims[e.operand] if e.operand < len(qd.map_dims) else ()) if d >= 0)
+                    if got != pdims:
+                        return f"op {q} broadcasts reduced op {p} over dims other than the reduced ones"
+    return None
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    why: str
+    check: Callable[[IndexedGraph, frozenset[int]], str | None]
+
+
+# The table. Order: cheapest and most fundamental first; the first failing rule is reported.
+RULES: tuple[Rule, ...] = (
+    Rule("dispatchable", "reshapes, concat and pads are left to IREE outside dispatches", _r_dispatchable),
+    Rule("lone-pad", "a tensor.pad compiles in a dispatch only with the convolution it feeds", _r_pad),
+    Rule("opaque", "ops of unknown data movement get a dispatch of their own", _r_opaque),
+    Rule("one-contraction", "two contractions in one dispatch fail IREE llvm-cpu codegen (large vectors)",
+         _r_one_contraction),
+    Rule("single-root", "independent outputs in one dispatch fail IREE llvm-cpu tile distribution",
+         _r_single_root),
+    Rule("tile-fuse", "the consumer must read the producer through its loops (invertible, no negative distance)",
+         _r_tile_fuse),
+    Rule("contraction-prologue", "only a fill (accumulator) or a pad (conv input) fuses into a contraction",
+         _r_contraction_prologue),
+    Rule("root-space", "epilogues of a contraction/convolution iterate over its output space", _r_root_space),
+    Rule("reduction", "a consumer of a whole reduced extent fuses only in a row-wise multi-reduction",
+         _r_reduction),
+)
+RULE_NAMES = tuple(r.name for r in RULES) + ("cycle",)
+
+
+def group_verdict(graph: DataflowGraph, members: Iterable[int]) -> Verdict:
+    """The table's rules on one set of ops (no cycle check: that needs the rest of the partition)."""
+    g, m = indexed(graph), frozenset(members)
+    if len(m) <= 1:
+        return LEGAL if not m or g.ops[next(iter(m))].kind is not OpKind.PAD else \
+            Verdict(False, "lone-pad", f"pad op {next(iter(m))} alone fails IREE llvm-cpu codegen")
+    for rule in RULES:
+        why = rule.check(g, m)
+        if why is not None:
+            return Verdict(False, rule.name, why)
+    return LEGAL
+
+
+class Partition:
+    """Ops assigned to groups, for the cycle rule: the group graph's nodes are groups and unplaced ops."""
+
+    def __init__(self, graph: DataflowGraph, groups: Iterable[Iterable[int]] = ()) -> None:
+        self.graph = indexed(graph)
+        self.gid: dict[int, int] = {}
+        self.members: dict[int, frozenset[int]] = {}
+        for ms in groups:
+            ms = frozenset(ms)
+            if ms:
+                k = min(ms)
+                self.members[k] = ms
+                self.gid.update((i, k) for i in ms)
+
+    def group(self, op: int) -> frozenset[int]:
+        k = self.gid.get(op)
+        return self.members[k] if k is not None else frozenset({op})
+
+    def merge(self, a: int, b: int) -> int:
+        """Merge the groups holding ops a and b; returns the new group's key."""
+        ms = self.group(a) | self.group(b)
+        for x in (a, b):
+            self.members.pop(self.gid.get(x, -1), None)
+        k = min(ms)
+        self.members[k] = ms
+        self.gid.update((i, k) for i in ms)
+        return k
+
+    def cycle_via(self, union: frozenset[int]) -> int | None:
+        """An op outside `union` on a path that leaves and re-enters it, or None (union is convex).
+
+        Program order is topological, so nodes whose first op comes after `union`'s last op are pruned."""
+        g, hi = self.graph, max(union)
+        seen: set[int] = set()
+        stack: list[tuple[int, int]] = []
+        for i in union:
+            for c in g.consumers(i):
+                if c not in union and c not in seen:
+                    seen.add(c)
+                    stack.append((c, c))
+        while stack:
+            op, via = stack.pop()
+            for x in self.group(op) if op in self.gid else (op,):
+                seen.add(x)
+                for c in g.consumers(x):
+                    if c in union:
+                        return via
+                    if c not in seen and self.gid.get(c, c) < hi:  # group key = its first op
+                        seen.add(c)
+                        stack.append((c, via))
+        return None
+
+
+def check_merge(part: Partition, a: frozenset[int], b: frozenset[int]) -> Verdict:
+    """May groups `a` and `b` of `part` become one group? The rule table, then the cycle rule."""
+    union = a | b
+    v = group_verdict(part.graph, union)
+    if not v:
+        return v
+    via = part.cycle_via(union)
+    if via is not None:
+        op = part.graph.ops[via]
+        return Verdict(False, "cycle", f"would create a cycle via op {via} ({op.name} at {op.loc})")
+    return LEGAL
+
+
+def check_group(graph: DataflowGraph, members: Iterable[int]) -> Verdict:
+    """May `members` (e.g. a user's pin) form one group, every other op staying alone?"""
+    m = frozenset(members)
+    v = group_verdict(graph, m)
+    if not v or not m:
+        return v
+    via = Partition(graph).cycle_via(m)
+    if via is not None:
+        op = graph.ops[via]
+        return Verdict(False, "cycle", f"a path leaves the group and re-enters it via op {via} ({op.name})")
+    return LEGAL

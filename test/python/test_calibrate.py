@@ -1,0 +1,146 @@
+"""Calibration fitter, accuracy helpers and the calibrate/accuracy CLI: pure, no compiler (< 10 s)."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fusion_opt.analysis.opdesc import OpDesc, OpKind
+from fusion_opt.bench import calibrate as bench_cal
+from fusion_opt.bench.cli import parse_args
+from fusion_opt.cost import estimate, get_target_desc, view_of_ops, with_calibration
+from fusion_opt.cost.calibrate import (Sample, accuracy, constants_of, default_params, fit, get_value, kendall_tau,
+                                       log_loss, predict, rel_errors, summarize)
+from fusion_opt.cost.model import efficiency_key
+
+
+def ew(i, shape, nin=2):
+    n = len(shape)
+    ident = f"({', '.join(f'd{k}' for k in range(n))}) -> ({', '.join(f'd{k}' for k in range(n))})"
+    size = math.prod(shape)
+    return OpDesc(i, "linalg.generic", f"t:{i}", OpKind.ELEMENTWISE, tuple(shape), ("parallel",) * n,
+                  (ident,) * (nin + 1), (tuple(range(n)),) * (nin + 1), ("f32",) * (nin + 2),
+                  (tuple(shape),) * (nin + 1), (tuple(shape),), tuple(-1 - k for k in range(nin)) + (None,), nin,
+                  ("arith.addf",), flops=size, bytes_read=4 * size * nin, bytes_written=4 * size)
+
+
+def matmul(i, m, n, k):
+    maps = ("(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)")
+    return OpDesc(i, "linalg.matmul", f"t:{i}", OpKind.CONTRACTION, (m, n, k), ("parallel", "parallel", "reduction"),
+                  maps, ((0, 2), (2, 1), (0, 1)), ("f32",) * 4, ((m, k), (k, n), (m, n)), ((m, n),), (-1, -2, None), 2,
+                  ("arith.mulf", "arith.addf"), flops=2 * m * n * k)
+
+
+def conv(i, c, f, hw, kh):
+    """NCHW conv, batch 1: loops (n, f, oh, ow, c, kh, kw)."""
+    maps = ("(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)",
+            "(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)", "(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)")
+    its = ("parallel",) * 4 + ("reduction",) * 3
+    ranges = (1, f, hw, hw, c, kh, kh)
+    return OpDesc(i, "linalg.conv_2d_nchw_fchw", f"t:{i}", OpKind.CONVOLUTION, ranges, its, maps,
+                  ((0, 4, -1, -1), (1, 4, 5, 6), (0, 1, 2, 3)), ("f32",) * 4,
+                  ((1, c, hw + kh - 1, hw + kh - 1), (f, c, kh, kh), (1, f, hw, hw)), ((1, f, hw, hw),),
+                  (-1, -2, None), 2, flops=2 * f * hw * hw * c * kh * kh)
+
+
+def synthetic(truth, rng, noise=0.05):
+    views = [view_of_ops([ew(0, (n,))]) for n in (256, 4096, 1 << 16, 1 << 19, 1 << 21, 1 << 23)]
+    views += [view_of_ops([matmul(0, m, m, m)]) for m in (32, 64, 128, 256, 384, 512)]
+    views += [view_of_ops([conv(0, c, f, hw, k)]) for c, f, hw, k in ((16, 32, 28, 3), (32, 64, 14, 3),
+                                                                     (64, 64, 28, 1), (128, 32, 14, 1))]
+    meas = predict(views, truth) * np.exp(rng.normal(0, noise, len(views)))
+    return [Sample(v, float(t), "synthetic", i) for i, (v, t) in enumerate(zip(views, meas))]
+
+
+def test_fit_recovers_known_constants():
+    base = get_target_desc("cpu-generic")
+    true = {"efficiency": {"contraction": 0.35, "convolution": 0.08, "convolution.1x1": 0.2, "elementwise": 0.5},
+            "bw_fraction": {"dram": 0.45}, "launch_s": 2e-6}
+    truth = with_calibration(base, true)
+    samples = synthetic(truth, np.random.default_rng(0))
+    params = [("efficiency", "contraction"), ("efficiency", "convolution"), ("efficiency", "convolution.1x1"),
+              ("bw_fraction", "dram"), ("launch_s", None)]
+    res = fit(samples, base, params, sweeps=10)
+    assert res.loss_after < res.loss_before and res.loss_after < 0.08
+    got = res.constants
+    assert got["efficiency"]["contraction"] == pytest.approx(0.35, rel=0.15)
+    assert got["efficiency"]["convolution"] == pytest.approx(0.08, rel=0.15)
+    assert got["efficiency"]["convolution.1x1"] == pytest.approx(0.2, rel=0.2)
+    assert got["bw_fraction"]["dram"] == pytest.approx(0.45, rel=0.2)
+    assert got["launch_s"] == pytest.approx(2e-6, rel=0.3)
+
+
+def test_default_params_follow_the_samples():
+    base = get_target_desc("cpu-generic")
+    params = default_params(synthetic(base, np.random.default_rng(1)), base)
+    assert ("efficiency", "convolution.1x1") in params and ("efficiency", "elementwise") in params
+    assert ("efficiency", "reduction") not in params  # no reduction among the samples
+    assert ("overlap", None) in params and ("launch_s", None) in params
+    assert any(p[0] == "bw_fraction" for p in params)
+    # An efficiency split without its own constant reads its kind's.
+    assert get_value(base, ("efficiency", "convolution.1x1")) == dict(base.efficiency)["convolution"]
+    assert constants_of(params[:1] + [("overlap", None)], [0.3, 0.6]) == {"efficiency": {params[0][1]: 0.3},
+                                                                         "overlap": 0.6}
+
+
+def test_efficiency_key_comes_from_maps():
+    assert efficiency_key(conv(0, 16, 32, 28, 3)) == "convolution"
+    assert efficiency_key(conv(0, 16, 32, 28, 1)) == "convolution.1x1"
+    assert efficiency_key(conv(0, 16, 32, 7, 1)) == "convolution.1x1.narrow"  # 7 < 2 x 8 lanes
+    assert efficiency_key(conv(0, 16, 32, 7, 1), lanes=2) == "convolution.1x1"
+    # A narrow conv without its own constant uses the 1x1 one, then the kind's.
+    t1 = with_calibration(get_target_desc("cpu-generic"), {"efficiency": {"convolution.1x1": 0.123}})
+    assert get_value(t1, ("efficiency", "convolution.1x1.narrow")) == 0.123
+    assert efficiency_key(matmul(0, 8, 8, 8)) == "contraction"
+    t = with_calibration(get_target_desc("cpu-generic"), {"efficiency": {"convolution.1x1": 0.01}})
+    slow = estimate(view_of_ops([conv(0, 64, 64, 28, 1)]), t).compute_s
+    assert slow > 10 * estimate(view_of_ops([conv(0, 64, 64, 28, 1)]), get_target_desc("cpu-generic")).compute_s
+
+
+def test_kendall_tau_b():
+    assert kendall_tau([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert kendall_tau([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    # 5 concordant, 1 discordant of 6 pairs -> (5 - 1) / 6
+    assert kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(4 / 6)
+    # tau-b with ties: x = [1,1,2], y = [1,2,3]: concordant 2, discordant 0, tied-in-x 1 -> 2 / sqrt(2 * 3)
+    assert kendall_tau([1, 1, 2], [1, 2, 3]) == pytest.approx(2 / math.sqrt(6))
+    with pytest.raises(ValueError):
+        kendall_tau([1], [1])
+
+
+def test_relative_errors_and_accuracy():
+    pred, meas = [1.0, 2.0, 3.0, 8.0], [1.0, 1.0, 4.0, 4.0]
+    assert list(rel_errors(pred, meas)) == pytest.approx([0.0, 1.0, 0.25, 1.0])
+    acc = accuracy(pred, meas)
+    assert acc["median_rel_error"] == pytest.approx(0.625)
+    assert acc["p90_rel_error"] == pytest.approx(1.0)
+    assert acc["n"] == 4
+    assert log_loss(np.array([2.0, 0.5]), np.array([1.0, 1.0])) == pytest.approx(math.log(2))
+
+
+def test_summary_records():
+    base = get_target_desc("cpu-generic")
+    out = summarize(synthetic(base, np.random.default_rng(2), noise=0.0), base)
+    assert out["kendall_tau"] == pytest.approx(1.0) and out["median_rel_error"] < 1e-9
+    r = out["dispatches"][0]
+    assert {"model", "group", "kind", "root", "predicted_us", "measured_us", "bound"} <= set(r)
+
+
+def test_cli_parses_calibrate_and_accuracy(tmp_path: Path):
+    a = parse_args(["calibrate", "--target=host", "--models", "squeezenet,layernorm", "--seed", "3", "--repeat", "4"])
+    assert (a.command, a.models, a.seed, a.repeat, a.remeasure) == ("calibrate", ["squeezenet", "layernorm"], 3, 4,
+                                                                     True)
+    assert parse_args(["calibrate"]).models == list(bench_cal.CALIBRATION_MODELS)
+    f = tmp_path / "m.onnx"
+    f.write_bytes(b"")
+    b = parse_args(["accuracy", "--models", str(f), "--json", str(tmp_path / "o.json")])
+    assert (b.command, b.models, b.json, b.modes) == ("accuracy", [f], tmp_path / "o.json", list(bench_cal.FUSIONS))
+    assert parse_args(["accuracy"]).models is None
+    assert not set(bench_cal.CALIBRATION_MODELS) & set(bench_cal.HELD_OUT_MODELS)
+    for bad in (["calibrate", "--models", "nope"], ["accuracy", "--models", str(tmp_path / "missing.onnx")],
+                ["calibrate", "--target=sm_90"], ["accuracy", "--repeat", "0"]):
+        with pytest.raises(SystemExit):
+            parse_args(bad)
+    assert parse_args(["--suite", "layernorm"]).command == "run"

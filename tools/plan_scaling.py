@@ -1,0 +1,118 @@
+"""Planning time and peak memory of the greedy and cost (search) planners on random graphs.
+
+`random_graph(n, seed)` builds a seeded DataflowGraph of elementwise / broadcast / reduction / matmul /
+conv-like ops (also used by test/python/test_search.py). Run: `python tools/plan_scaling.py [sizes]`;
+prints a table and the growth exponent (slope of log time against log size).
+"""
+from __future__ import annotations
+
+import math
+import random
+import sys
+import time
+import tracemalloc
+
+from fusion_opt.analysis.opdesc import DataflowGraph, Edge, OpDesc, OpKind
+
+R, C = 64, 128  # every tensor is (R, C) or a row vector (R,): shapes compose, so maps stay legal
+_ID, _ROW = "(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0)"
+
+
+def _op(i: int, kind: OpKind, name: str, operands: tuple[int | None, ...], loops: tuple[int, ...],
+        iters: tuple[str, ...], maps: tuple[str, ...], dims: tuple[tuple[int, ...], ...], out: tuple[int, ...],
+        nin: int, flops: int) -> OpDesc:
+    shapes = tuple((R, C) if len(d) == 2 else (R,) for d in dims[:len(operands)])
+    return OpDesc(i, name, f"rand.mlir:{i + 1}:3", kind, loops, iters, maps, dims, ("f32",) * (len(operands) + 1),
+                  shapes, (out,), operands, nin, (), flops, 0, 0)
+
+
+def random_graph(n: int, seed: int = 0) -> DataflowGraph:
+    """n ops; each reads 1-2 earlier values (mostly recent ones, so chains and diamonds form)."""
+    rng = random.Random(seed)
+    full: list[int] = []   # ops whose result is (R, C)
+    rows: list[int] = []   # ops whose result is (R,)
+    ops: list[OpDesc] = []
+
+    def pick(pool: list[int]) -> int:
+        if not pool or rng.random() < 0.05:
+            return -1  # a function argument
+        return pool[max(0, len(pool) - 1 - int(rng.expovariate(0.5)))]
+
+    for i in range(n):
+        r = rng.random()
+        if r < 0.40:    # elementwise of one or two full tensors
+            a, b = pick(full), pick(full)
+            two = rng.random() < 0.5
+            ops.append(_op(i, OpKind.ELEMENTWISE, "linalg.generic", (a, b, None) if two else (a, None), (R, C),
+                           ("parallel", "parallel"), (_ID,) * (3 if two else 2), ((0, 1),) * (3 if two else 2),
+                           (R, C), 2 if two else 1, R * C))
+            full.append(i)
+        elif r < 0.55:  # broadcast a row vector back over the columns
+            a, b = pick(full), pick(rows)
+            ops.append(_op(i, OpKind.BROADCAST, "linalg.generic", (a, b if b >= 0 else -2, None), (R, C),
+                           ("parallel", "parallel"), (_ID, _ROW, _ID), ((0, 1), (0,), (0, 1)), (R, C), 2, R * C))
+            full.append(i)
+        elif r < 0.70:  # row reduction
+            ops.append(_op(i, OpKind.REDUCTION, "linalg.generic", (pick(full), None), (R, C),
+                           ("parallel", "reduction"), (_ID, _ROW), ((0, 1), (0,)), (R,), 1, R * C))
+            rows.append(i)
+        elif r < 0.78:  # elementwise on rows
+            ops.append(_op(i, OpKind.ELEMENTWISE, "linalg.generic", (pick(rows), None), (R,), ("parallel",),
+                           ("(d0) -> (d0)",) * 2, ((0,), (0,)), (R,), 1, R))
+            rows.append(i)
+        elif r < 0.82:  # a fill, then a matmul (R,C)x(C,C) accumulating into it
+            ops.append(_op(i, OpKind.BROADCAST, "linalg.fill", (None, None), (R, C), ("parallel", "parallel"),
+                           ("(d0, d1) -> ()", _ID), ((), (0, 1)), (R, C), 1, 0))
+            full.append(i)
+        elif r < 0.92:  # matmul (init from the latest fill when there is one)
+            fill = next((j for j in reversed(full) if ops[j].name == "linalg.fill"), None)
+            mm_maps = ("(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)")
+            op = OpDesc(i, "linalg.matmul", f"rand.mlir:{i + 1}:3", OpKind.CONTRACTION, (R, C, C),
+                        ("parallel", "parallel", "reduction"), mm_maps, ((0, 2), (2, 1), (0, 1)), ("f32",) * 4,
+                        ((R, C), (C, C), (R, C)), ((R, C),), (pick(full), -3, fill), 2, ("arith.mulf", "arith.addf"),
+                        2 * R * C * C, 0, 0)
+            ops.append(op)
+            full.append(i)
+        else:           # conv-like: reads its input through a window (d0 + d2)
+            win = ("(d0, d1, d2) -> (d0 + d2, d1)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)")
+            op = OpDesc(i, "linalg.conv_1d", f"rand.mlir:{i + 1}:3", OpKind.CONVOLUTION, (R, C, 3),
+                        ("parallel", "parallel", "reduction"), win, ((-1, 1), (2, 1), (0, 1)), ("f32",) * 4,
+                        ((R, C), (3, C), (R, C)), ((R, C),), (pick(full), -4, None), 2, ("arith.mulf", "arith.addf"),
+                        2 * R * C * 3, 0, 0)
+            ops.append(op)
+            full.append(i)
+    edges = tuple(Edge(p, o.index, k) for o in ops for k, p in enumerate(o.operands) if p is not None and p >= 0)
+    consumed = {e.producer for e in edges}
+    return DataflowGraph("rand", tuple(ops), edges, frozenset(i for i in range(n) if i not in consumed))
+
+
+def measure(n: int, strategy: str, seed: int = 0) -> tuple[float, float]:
+    """(seconds, peak MiB) of planning one random graph of n ops."""
+    from fusion_opt.cost import get_target_desc
+    from fusion_opt.fusion import plan
+
+    g, t = random_graph(n, seed), get_target_desc("cpu-generic")
+    tracemalloc.start()
+    start = time.perf_counter()
+    plan(g, strategy, t)
+    secs = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    return secs, peak
+
+
+def main(sizes: list[int]) -> None:
+    print(f"{'ops':>7} {'strategy':>8} {'seconds':>9} {'peak MiB':>9}")
+    for strategy in ("greedy", "cost"):
+        rows = []
+        for n in sizes:
+            secs, peak = measure(n, strategy)
+            rows.append((n, secs))
+            print(f"{n:>7} {strategy:>8} {secs:>9.2f} {peak:>9.1f}", flush=True)
+        (n0, t0), (n1, t1) = rows[0], rows[-1]
+        print(f"{'':>7} {strategy:>8} growth exponent {math.log(t1 / t0) / math.log(n1 / n0):.2f} "
+              f"(log-log slope {n0}..{n1})", flush=True)
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:]] or [1000, 10000, 50000])
