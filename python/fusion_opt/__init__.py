@@ -7,11 +7,11 @@
 """
 from __future__ import annotations
 
-from .api import CompiledModel, compile_mlir, compile_onnx
+from .api import CompiledModel, FallbackWarning, compile_mlir, compile_onnx
 from .errors import CompileError, FusionOptError, InputError, PlanError, RuntimeFailure, UnsupportedError
 
 __all__ = [
-    "CompiledModel", "compile_mlir", "compile_onnx",
+    "CompiledModel", "FallbackWarning", "compile_mlir", "compile_onnx",
     "FusionOptError", "InputError", "UnsupportedError", "PlanError", "CompileError", "RuntimeFailure",
 ]
 __version__ = "0.1.0"

@@ -10,6 +10,7 @@ import os
 import shutil
 import tempfile
 import time
+import warnings
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,10 @@ from .pipelines import DEFAULT_FUSION, plan_module, write_regions
 Pins = Sequence[str | Sequence[str]]
 
 
+class FallbackWarning(UserWarning):
+    """A fusion group IREE could not compile was left to IREE's own fusion (the result is still correct)."""
+
+
 @dataclass
 class CompiledModel:
     """A model compiled by IREE with our fusion plan; call it with numpy arrays."""
@@ -41,6 +46,7 @@ class CompiledModel:
     input_names: tuple[str, ...] = ()
     output_names: tuple[str, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
+    fallbacks: tuple = ()                # backends.fallback.Fallback: groups IREE rejected, left to IREE
     _runner: object = None
 
     @property
@@ -77,6 +83,7 @@ class CompiledModel:
             "ops": sum(len(g.ops) for g in self.graphs),
             "timings_s": {k: round(v, 4) for k, v in self.timings.items()},
             "functions": [plan_to_json(p, g) for p, g in zip(self.plans, self.graphs)],
+            "fallbacks": [{"group": f.group, "error": f.error} for f in self.fallbacks],
         }
         if format == "json":
             return json.dumps(data, indent=2)
@@ -86,7 +93,8 @@ class CompiledModel:
         head = (f"fusion={self.fusion} target={self.target}: {data['ops']} ops -> {data['groups']} groups, "
                 f"{self.dispatch_count} IREE dispatches{pred}; "
                 + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()))
-        return head + "\n" + "\n".join(plan_to_text(p, g) for p, g in zip(self.plans, self.graphs))
+        fb = "".join(f"fallback: {f}\n" for f in self.fallbacks)
+        return head + "\n" + fb + "\n".join(plan_to_text(p, g) for p, g in zip(self.plans, self.graphs))
 
 
 def _predicted_ms(plans: Sequence[FusionPlan]) -> float | None:
@@ -102,7 +110,7 @@ def _graph_io(proto: onnx.ModelProto) -> tuple[tuple[str, ...], tuple[str, ...]]
 
 def _compile(module, session, source_name: str, target: str, fusion: str,
              extra_flags: Sequence[str], timings: dict[str, float], control: ControlSpec):
-    from .backends.compile import compile_module
+    from .backends.fallback import compile_with_fallback
 
     t0 = time.perf_counter()
     planned = plan_module(module, fusion, source_name, target, control=control)
@@ -114,13 +122,16 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     # on load); the CompiledModel owns the temporary folder and removes it when it is collected.
     workdir = tempfile.mkdtemp(prefix="fusion-opt-")
     try:
-        artifact = compile_module(module, session, target, extra_flags=tuple(extra_flags),
-                                  params_path=Path(workdir) / "weights.irpa", source_name=source_name)
+        artifact, fallbacks = compile_with_fallback(
+            module, session, target, extra_flags=tuple(extra_flags),
+            params_path=Path(workdir) / "weights.irpa", source_name=source_name)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
     timings["compile"] = time.perf_counter() - t0
-    return artifact, [p.plan for p in planned], [p.graph for p in planned], workdir
+    for fb in fallbacks:
+        warnings.warn(f"{source_name}: {fb}", FallbackWarning, stacklevel=3)
+    return artifact, [p.plan for p in planned], [p.graph for p in planned], workdir, fallbacks
 
 
 def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = "llvm-cpu",
@@ -142,10 +153,11 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
     name = str(model) if not isinstance(model, onnx.ModelProto) else (model.graph.name or "<model>")
     module, proto = import_onnx(model, session.context, input_shapes, source_name=name)
     timings["import"] = time.perf_counter() - t0
-    artifact, plans, graphs, workdir = _compile(module, session, name, target, fusion, extra_flags, timings,
-                                                control)
+    artifact, plans, graphs, workdir, fallbacks = _compile(module, session, name, target, fusion, extra_flags,
+                                                           timings, control)
     ins, outs = _graph_io(proto)
-    return _owning(CompiledModel(artifact, plans, graphs, fusion, target, ins, outs, timings), workdir)
+    return _owning(CompiledModel(artifact, plans, graphs, fusion, target, ins, outs, timings, fallbacks),
+                   workdir)
 
 
 def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusion: str = DEFAULT_FUSION, *,
@@ -160,9 +172,9 @@ def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusio
     if "\n" not in text and Path(text).is_file():
         name, text = text, Path(text).read_text()
     module = parse_mlir(text, session.context, name)
-    artifact, plans, graphs, workdir = _compile(module, session, name, target, fusion, extra_flags, timings,
-                                                control)
-    return _owning(CompiledModel(artifact, plans, graphs, fusion, target, (), (), timings), workdir)
+    artifact, plans, graphs, workdir, fallbacks = _compile(module, session, name, target, fusion, extra_flags,
+                                                           timings, control)
+    return _owning(CompiledModel(artifact, plans, graphs, fusion, target, (), (), timings, fallbacks), workdir)
 
 
 def _owning(model: CompiledModel, workdir: str) -> CompiledModel:

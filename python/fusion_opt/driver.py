@@ -36,12 +36,16 @@ def compile_and_save(module: ir.Module, session, source_name: str, args: argpars
     import tempfile
     from pathlib import Path
 
-    from .backends.compile import compile_module
+    import sys
+
+    from .backends.fallback import compile_with_fallback
 
     workdir = tempfile.mkdtemp(prefix="fusion-opt-")
     try:
-        artifact = compile_module(module, session, args.target, params_path=Path(workdir) / "w.irpa",
-                                  source_name=source_name)
+        artifact, fallbacks = compile_with_fallback(module, session, args.target,
+                                                    params_path=Path(workdir) / "w.irpa", source_name=source_name)
+        for fb in fallbacks:
+            print(f"{source_name}: warning: {fb}", file=sys.stderr)
         artifact.save(args.output)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

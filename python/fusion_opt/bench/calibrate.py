@@ -153,7 +153,6 @@ def _uncalibrated() -> TargetDesc:
 def run_accuracy(jobs: Sequence[tuple[str, Path]], repeat: int, fusions: Sequence[str], *,
                  reuse: bool = False, json_out: Path | None = None) -> dict[str, Any]:
     from ..cost import host
-    from ..cost.calibrate import Sample as _S  # noqa: F401 (documented type of the samples)
 
     print(describe_sets())
     print(f"measuring: {', '.join(n for n, _ in jobs)} ({repeat} repetitions, fusion {'+'.join(fusions)})", flush=True)

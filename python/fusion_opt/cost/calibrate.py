@@ -28,7 +28,7 @@ from .targets import TargetDesc, with_calibration
 # (field, key): ("efficiency", "convolution"), ("bw_fraction", "L2"), ("overlap", None), ("launch_s", None)
 Param = tuple[str, "str | None"]
 # Search range per field (value space); overlap is a fraction, the rest positive scales.
-BOUNDS: dict[str, tuple[float, float]] = {"efficiency": (1e-3, 2.0), "bw_fraction": (1e-2, 3.0),
+BOUNDS: dict[str, tuple[float, float]] = {"efficiency": (1e-3, 4.0), "bw_fraction": (1e-2, 3.0),
                                           "overlap": (0.0, 1.0), "launch_s": (1e-8, 1e-4), "cache_fit": (0.05, 1.0)}
 
 
@@ -60,11 +60,11 @@ def sample_kinds(samples: Iterable[Sample], lanes: int = 8) -> set[str]:
 
 def default_params(samples: Sequence[Sample], target: TargetDesc) -> list[Param]:
     """Constants the samples can inform: the efficiency of every op key present, the bandwidth
-    fraction of every memory level serving a sample, overlap and launch cost."""
+    fraction of every memory level serving a sample, and overlap (not launch_s: see `execution_s`)."""
     params: list[Param] = [("efficiency", k) for k in sorted(sample_kinds(samples, target.lanes_f32))]
     levels = sorted({estimate(s.view, target).memory_level for s in samples})
     params += [("bw_fraction", lvl) for lvl in levels]
-    return params + [("overlap", None), ("launch_s", None)]
+    return params + [("overlap", None)]
 
 
 def get_value(t: TargetDesc, p: Param) -> float:
@@ -88,8 +88,15 @@ def constants_of(params: Sequence[Param], values: Sequence[float]) -> dict[str, 
     return out
 
 
+def execution_s(c: Cost) -> float:
+    """What host-execution profiling measures of a dispatch: its time without launch_s (the launch
+    work happens outside the dispatch's start..end). So launch_s is not identifiable from these
+    durations and is not fitted here; it stays the target's figure."""
+    return c.time_s - c.launch_s
+
+
 def predict(views: Sequence[GroupView], target: TargetDesc) -> np.ndarray:
-    return np.array([estimate(v, target).time_s for v in views])
+    return np.array([execution_s(estimate(v, target)) for v in views])
 
 
 def log_loss(pred: np.ndarray, meas: np.ndarray) -> float:
@@ -184,9 +191,9 @@ def records(samples: Sequence[Sample], target: TargetDesc) -> list[dict[str, Any
         c: Cost = estimate(s.view, target)
         root = root_of(s.view.ops)
         out.append({"model": s.model, "fusion": s.fusion, "group": s.group,
-                    "kind": efficiency_key(root, target.lanes_f32), "root": root.name, "ops": len(s.view.ops), "predicted_us": c.time_s * 1e6,
+                    "kind": efficiency_key(root, target.lanes_f32), "root": root.name, "ops": len(s.view.ops), "predicted_us": execution_s(c) * 1e6,
                     "measured_us": s.measured_s * 1e6, "bound": c.bound,
-                    "rel_error": abs(c.time_s - s.measured_s) / s.measured_s})
+                    "rel_error": abs(execution_s(c) - s.measured_s) / s.measured_s})
     return out
 
 

@@ -110,6 +110,13 @@ def _r_opaque(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return f"op {opaque[0]} ({g.ops[opaque[0]].name}) has unknown data movement" if opaque and len(m) > 1 else None
 
 
+def _r_transpose(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """ShuffleNet's channel shuffle (a 5-D transpose) fused with its producers exceeded IREE's 32 KiB
+    stack limit in llvm-cpu codegen, with or without the conv: keep permuting ops alone."""
+    perm = [i for i in sorted(m) if g.ops[i].kind is OpKind.INJECTIVE and g.ops[i].name == "linalg.transpose"]
+    return f"op {perm[0]} (linalg.transpose) permutes its input" if perm and len(m) > 1 else None
+
+
 def _r_one_contraction(g: IndexedGraph, m: frozenset[int]) -> str | None:
     mx = [i for i in sorted(m) if g.ops[i].kind in MATRIX]
     return f"ops {mx[0]} and {mx[1]} are both contractions/convolutions" if len(mx) > 1 else None
@@ -243,6 +250,7 @@ RULES: tuple[Rule, ...] = (
     Rule("dispatchable", "reshapes, concat and pads are left to IREE outside dispatches", _r_dispatchable),
     Rule("lone-pad", "a tensor.pad compiles in a dispatch only with the convolution it feeds", _r_pad),
     Rule("opaque", "ops of unknown data movement get a dispatch of their own", _r_opaque),
+    Rule("transpose", "a transpose fused with other ops exceeded IREE llvm-cpu's stack limit", _r_transpose),
     Rule("one-contraction", "two contractions in one dispatch fail IREE llvm-cpu codegen (large vectors)",
          _r_one_contraction),
     Rule("single-root", "independent outputs in one dispatch fail IREE llvm-cpu tile distribution",

@@ -15,6 +15,10 @@ TORCH_TO_LINALG = (
     "builtin.module(torch-lower-to-backend-contract,func.func(torch-scalarize-shapes),"
     "torch-backend-to-linalg-on-tensors-backend-pipeline)"
 )
+# Exporters keep reduced dims (ReduceMean keepdims=1): the reduction then writes `(d0, d1, 0)`, which
+# IREE cannot fuse with its broadcasting consumers. Dropping unit dims (as IREE's own dispatch
+# creation does) turns LayerNorm into one row-wise multi-reduction group.
+FOLD_UNIT_DIMS = "builtin.module(func.func(iree-dispatch-creation-fold-unit-extent-dims-for-func,iree-dispatch-creation-bubble-up-expand-shapes,iree-dispatch-creation-sink-reshapes,canonicalize,cse))"
 
 
 
@@ -115,6 +119,7 @@ def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Con
         node = bad[1][len('loc("'):-2] if bad[1].startswith('loc("') else bad[1]
         raise UnsupportedError(f"unsupported ONNX op '{bad[0]}' (node '{node}')", where)
     _run(module, TORCH_TO_LINALG, context, where)
+    _run(module, FOLD_UNIT_DIMS, context, where)
     return module, proto
 
 

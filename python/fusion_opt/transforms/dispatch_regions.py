@@ -148,3 +148,33 @@ def apply_plan(func_op: ir.Operation, ops: Sequence[ir.Operation], plan: FusionP
         if members:
             wrap_group(members, group_location(g.id, ops[g.root].location))
     return len(by_group)
+
+
+def unwrap_region(region: ir.Operation) -> None:
+    """Inverse of `wrap_group`: move the region's ops back before it and drop the region.
+
+    Used when IREE cannot compile a group: its ops are then left to IREE's own dispatch formation.
+    """
+    body = region.regions[0].blocks[0]
+    inner = [o.operation for o in body.operations]
+    ret, members = inner[-1], inner[:-1]
+    for o in members:
+        o.move_before(region)
+    for res, val in zip(region.results, list(ret.operands)):
+        res.replace_all_uses_with(val)
+    region.erase()
+
+
+def regions_of_group(module: ir.Module, group_id: int) -> list[ir.Operation]:
+    """`flow.dispatch.region`s stamped with `group_id` (see `group_location`), in every function."""
+    name = f'"{GROUP_LOC_PREFIX}{group_id}"'
+    found: list[ir.Operation] = []
+
+    def visit(o: ir.Operation) -> ir.WalkResult:
+        if o.name == "flow.dispatch.region" and name in str(o.location):
+            found.append(o)
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found

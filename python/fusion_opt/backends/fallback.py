@@ -1,0 +1,55 @@
+"""Compile with fallback: a group IREE cannot compile is left to IREE's own fusion, and we say so.
+
+IREE reports a codegen failure at the failing dispatch's location, which carries the region's
+`fusion_group_N` stamp; that group's region is unwrapped and the module compiled again. A failure
+that names no group is re-raised: the plan is not at fault, or we cannot tell which part is.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import CompileError
+from ..ir import Session, ir
+from ..transforms.dispatch_regions import GROUP_LOC_PREFIX, regions_of_group, unwrap_region
+from .compile import Artifact, compile_module
+
+MAX_FALLBACKS = 16
+_GROUP = re.compile(re.escape(GROUP_LOC_PREFIX) + r"(\d+)")
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """One group that IREE rejected: it was left to IREE's dispatch formation instead."""
+
+    group: int
+    error: str
+
+    def __str__(self) -> str:
+        return f"group {self.group} failed to compile in IREE ({self.error}); left to IREE's own fusion"
+
+
+def failing_group(err: CompileError) -> int | None:
+    m = _GROUP.search(f"{err.where or ''} {err.message}")
+    return int(m.group(1)) if m else None
+
+
+def compile_with_fallback(module: ir.Module, session: Session | None, target: str, *,
+                          extra_flags: tuple[str, ...] = (), params_path: Path | None = None,
+                          source_name: str = "<input>") -> tuple[Artifact, tuple[Fallback, ...]]:
+    """compile_module, unwrapping each group IREE rejects (at most MAX_FALLBACKS), then compiling again."""
+    fallbacks: list[Fallback] = []
+    while True:
+        try:
+            art = compile_module(module, session, target, extra_flags, params_path, source_name=source_name)
+            return art, tuple(fallbacks)
+        except CompileError as err:
+            gid = failing_group(err)
+            regions = regions_of_group(module, gid) if gid is not None else []
+            if not regions or len(fallbacks) >= MAX_FALLBACKS:
+                raise
+            for r in regions:
+                unwrap_region(r)
+            msg = " ".join(err.message.split())
+            fallbacks.append(Fallback(gid, msg[:200]))

@@ -1,0 +1,58 @@
+"""A group IREE cannot compile falls back to IREE's own fusion: the compile says so and stays correct."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusion_opt as fo
+from fusion_opt.backends import fallback
+from fusion_opt.backends.compile import compile_module as real_compile
+from fusion_opt.errors import CompileError
+
+TEXT = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @two(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = math.tanh %v : f32
+    linalg.yield %t : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+"""
+
+
+def test_rejected_group_is_left_to_iree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fault injection: the first compile fails at group 0's dispatch, as IREE reports codegen errors."""
+    calls = []
+
+    def flaky(module, *args, **kwargs):
+        calls.append(str(module))
+        if len(calls) == 1:
+            raise CompileError("'func.func' op exceeded stack allocation limit",
+                               'loc(callsite("fusion_group_0"("t.mlir":6:8) at "t.mlir":2:1))')
+        return real_compile(module, *args, **kwargs)
+
+    monkeypatch.setattr(fallback, "compile_module", flaky)
+    with pytest.warns(fo.FallbackWarning, match="group 0 failed to compile"):
+        m = fo.compile_mlir(TEXT, fusion="cost")
+    assert "flow.dispatch.region" in calls[0] and "flow.dispatch.region" not in calls[1]
+    assert [f.group for f in m.fallbacks] == [0]
+    assert "fallback: group 0" in m.report()
+    x = np.random.default_rng(1).standard_normal((64, 64)).astype(np.float32)
+    w = np.random.default_rng(2).standard_normal((64, 64)).astype(np.float32) / 8
+    np.testing.assert_allclose(m(x, w), np.tanh(x @ w), rtol=1e-4, atol=1e-5)
+
+
+def test_failure_naming_no_group_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(module, *args, **kwargs):
+        raise CompileError("something unrelated", "t.mlir:1:1")
+
+    monkeypatch.setattr(fallback, "compile_module", broken)
+    with pytest.raises(CompileError, match="something unrelated"):
+        fo.compile_mlir(TEXT, fusion="cost")
