@@ -12,11 +12,13 @@ from pathlib import Path
 
 from ..errors import CompileError
 from ..ir import Session, ir
-from ..transforms.dispatch_regions import GROUP_LOC_PREFIX, regions_of_group, unwrap_region
+from ..transforms.dispatch_regions import (GROUP_LOC_PREFIX, regions_holding_loc, regions_of_group,
+                                           unwrap_region)
 from .compile import Artifact, compile_module
 
 MAX_FALLBACKS = 16
 _GROUP = re.compile(re.escape(GROUP_LOC_PREFIX) + r"(\d+)")
+_FIRST_LOC = re.compile(r'loc\((?:callsite\()?("[^"]*"(?::\d+:\d+)?)')
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,17 @@ def failing_group(err: CompileError) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def failing_regions(module: ir.Module, err: CompileError) -> tuple[str, list[ir.Operation]]:
+    """The regions to give back to IREE: by the group stamp in the error, else by the op location."""
+    gid = failing_group(err)
+    if gid is not None:
+        return f"group {gid}", regions_of_group(module, gid)
+    m = _FIRST_LOC.search(f"{err.where or ''} {err.message}")
+    if m is None:
+        return "", []
+    return f"the group holding {m.group(1)}", regions_holding_loc(module, m.group(1))
+
+
 def compile_with_fallback(module: ir.Module, session: Session | None, target: str, *,
                           extra_flags: tuple[str, ...] = (), params_path: Path | None = None,
                           source_name: str = "<input>") -> tuple[Artifact, tuple[Fallback, ...]]:
@@ -45,11 +58,11 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
             art = compile_module(module, session, target, extra_flags, params_path, source_name=source_name)
             return art, tuple(fallbacks)
         except CompileError as err:
-            gid = failing_group(err)
-            regions = regions_of_group(module, gid) if gid is not None else []
+            what, regions = failing_regions(module, err)
             if not regions or len(fallbacks) >= MAX_FALLBACKS:
                 raise
+            gids = sorted({int(m.group(1)) for r in regions if (m := _GROUP.search(str(r.location)))})
             for r in regions:
                 unwrap_region(r)
             msg = " ".join(err.message.split())
-            fallbacks.append(Fallback(gid, msg[:200]))
+            fallbacks.extend(Fallback(g, msg[:200]) for g in gids)

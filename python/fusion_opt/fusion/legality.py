@@ -189,6 +189,11 @@ def _r_contraction_prologue(g: IndexedGraph, m: frozenset[int]) -> str | None:
                 return f"op {e.producer} feeds the accumulator of op {c} (only a fill is fused there)"
             if e.operand < cop.num_dps_inputs and not (pop.kind is OpKind.PAD and cop.kind is OpKind.CONVOLUTION):
                 return f"op {e.producer} feeds an input of {cop.kind.value} op {c} (only a pad into a conv)"
+            if pop.kind is OpKind.PAD:  # the pad itself joins; what it pads would be recomputed per window
+                inner = [p for p in g.producers(e.producer) if p in m]
+                if inner:
+                    return (f"op {inner[0]} feeds pad op {e.producer} of {cop.kind.value} op {c} "
+                            "(a prologue through the pad is recomputed for every overlapping window)")
     return None
 
 

@@ -167,12 +167,25 @@ def unwrap_region(region: ir.Operation) -> None:
 
 def regions_of_group(module: ir.Module, group_id: int) -> list[ir.Operation]:
     """`flow.dispatch.region`s stamped with `group_id` (see `group_location`), in every function."""
-    name = f'"{GROUP_LOC_PREFIX}{group_id}"'
+    return regions_where(module, lambda region: f'"{GROUP_LOC_PREFIX}{group_id}"' in str(region.location))
+
+
+def regions_holding_loc(module: ir.Module, loc_text: str) -> list[ir.Operation]:
+    """Regions holding an op whose location mentions `loc_text` (IREE sometimes reports a codegen
+    failure at an op's own location rather than at its dispatch's)."""
+    def holds(region: ir.Operation) -> bool:
+        return any(loc_text in str(o.location) for o in _nested_ops(region))
+
+    return regions_where(module, holds)
+
+
+def regions_where(module: ir.Module, pred) -> list[ir.Operation]:
     found: list[ir.Operation] = []
 
     def visit(o: ir.Operation) -> ir.WalkResult:
-        if o.name == "flow.dispatch.region" and name in str(o.location):
-            found.append(o)
+        if o.name == "flow.dispatch.region":
+            if pred(o):
+                found.append(o)
             return ir.WalkResult.SKIP
         return ir.WalkResult.ADVANCE
 
