@@ -49,7 +49,9 @@ def plan(graph: DataflowGraph, strategy: str = DEFAULT_STRATEGY, target=None,
             from ..cost import get_target_desc
 
             target = get_target_desc("host")
-        return plan_search(graph, target, **kw)
+        from .handoff import hand_padded_groups_to_iree
+
+        return hand_padded_groups_to_iree(plan_search(graph, target, **kw), graph, constraints)
     try:
         planner = STRATEGIES[strategy]
     except KeyError:

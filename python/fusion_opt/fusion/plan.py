@@ -40,6 +40,7 @@ class FusionPlan:
     # `unplaced`); IREE clones them into each consumer's dispatch (isClonableIntoDispatchOp).
     cloned: tuple[int, ...] = field(default_factory=tuple)
     target: str | None = None          # the cost model's target the groups were priced on
+    notes: tuple[str, ...] = ()        # plan-level decisions, e.g. groups handed back to IREE
 
     @property
     def predicted_s(self) -> float | None:

@@ -94,6 +94,7 @@ def plan_to_json(plan: FusionPlan, graph: DataflowGraph) -> dict[str, Any]:
         "unfused": unfused,
         "unplaced": [_op(ops[i]) for i in plan.unplaced],
         "cloned": [_op(ops[i]) for i in plan.cloned],
+        "notes": list(plan.notes),
     }
 
 
@@ -142,6 +143,7 @@ def plan_to_text(plan: FusionPlan, graph: DataflowGraph) -> str:
         lines.append("outside groups: " + ", ".join(f"{short(ops[i])}@{ops[i].loc}" for i in outside))
     if plan.cloned:
         lines.append("cloned into consumers: " + ", ".join(f"{short(ops[i])}@{ops[i].loc}" for i in plan.cloned))
+    lines.extend(f"note: {n}" for n in plan.notes)
     cut = boundary(plan, graph)
     if cut:
         counts: dict[str, int] = {}
