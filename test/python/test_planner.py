@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from plan_checks import assert_group_graph_acyclic
+
 from fusion_opt.analysis.classify import HEAVY
 from fusion_opt.analysis.opdesc import DataflowGraph, Edge, OpDesc, OpKind
 from fusion_opt.errors import PlanError
@@ -42,28 +44,10 @@ def check_plan(p, g):
         expected = 1 if o.dispatchable and o.index not in p.cloned else 0
         assert seen[o.index] == expected, (o.index, seen[o.index])
     assert set(p.unplaced) == {o.index for o in g.ops if not o.dispatchable} | set(p.cloned)
-    of = p.group_of()
     for grp in p.groups:
         assert list(grp.ops) == sorted(grp.ops) and grp.root in grp.ops
         assert sum(g.ops[i].kind in HEAVY for i in grp.ops) <= 1, grp
-    # Group graph (plus unplaced ops as nodes) must be a DAG: Kahn's algorithm consumes every node.
-    node = {i: ("g", of[i]) if i in of else ("o", i) for i in range(len(g.ops))}
-    succ = collections.defaultdict(set)
-    for e in g.edges:
-        if node[e.producer] != node[e.consumer]:
-            succ[node[e.producer]].add(node[e.consumer])
-    nodes = set(node.values())
-    indeg = collections.Counter(n for s in succ.values() for n in s)
-    ready = [n for n in nodes if indeg[n] == 0]
-    done = 0
-    while ready:
-        n = ready.pop()
-        done += 1
-        for m in succ[n]:
-            indeg[m] -= 1
-            if indeg[m] == 0:
-                ready.append(m)
-    assert done == len(nodes), "group graph has a cycle"
+    assert_group_graph_acyclic(p, g)
     considered = {(d.producer, d.consumer) for d in p.decisions}
     assert considered == {(e.producer, e.consumer) for e in g.edges}  # a reason for every edge
     return p

@@ -16,6 +16,7 @@ from fusion_opt.fusion.legality import check_group
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 from plan_scaling import random_graph  # noqa: E402
 
+from plan_checks import assert_group_graph_acyclic  # noqa: E402
 from test_legality import bcast, graph, op, red  # noqa: E402
 from fusion_opt.analysis.opdesc import OpKind  # noqa: E402
 
@@ -30,22 +31,7 @@ def invariants(p, g):
     for grp in p.groups:
         v = check_group(g, grp.ops)
         assert v.ok or (v.rule == "cycle"), (grp, v)  # convexity is checked on the whole partition below
-    of = p.group_of()
-    node = {i: ("g", of[i]) if i in of else ("o", i) for i in range(len(g.ops))}
-    succ = collections.defaultdict(set)
-    for e in g.edges:
-        if node[e.producer] != node[e.consumer]:
-            succ[node[e.producer]].add(node[e.consumer])
-    indeg = collections.Counter(n for s in succ.values() for n in s)
-    ready, done = [n for n in set(node.values()) if indeg[n] == 0], 0
-    while ready:
-        n = ready.pop()
-        done += 1
-        for m in succ[n]:
-            indeg[m] -= 1
-            if indeg[m] == 0:
-                ready.append(m)
-    assert done == len(set(node.values())), "group graph has a cycle"
+    assert_group_graph_acyclic(p, g)
     assert {(d.producer, d.consumer) for d in p.decisions} == {(e.producer, e.consumer) for e in g.edges}
 
 
