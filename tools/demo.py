@@ -5,7 +5,7 @@ Builds a real-weight ResNet-50 (the onnx package's graph with seeded random weig
 fusion_opt.bench.models), plans fusion, compiles with IREE for this CPU, runs it, and compares
 with onnxruntime's output.
 
-    python tools/demo.py [--model resnet50] [--fusion greedy] [--target host] [--repeat 10]
+    python tools/demo.py [--model resnet50] [--fusion cost] [--target host] [--repeat 10]
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from fusion_opt.bench.models import ensure_model, load_inputs
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="resnet50", help="a suite name (resnet50, bert_layer, ...) or an .onnx path")
-    ap.add_argument("--fusion", default="greedy")
+    ap.add_argument("--fusion", default="cost", help="cost (default) | greedy | none | iree")
     ap.add_argument("--target", default="host")
     ap.add_argument("--repeat", type=int, default=10)
     args = ap.parse_args()
@@ -52,7 +52,7 @@ def main() -> int:
         err = max(float(np.max(np.abs(o - r))) for o, r in zip(outs, refs))
         rel = max(float(np.max(np.abs(o - r)) / (np.max(np.abs(r)) + 1e-30)) for o, r in zip(outs, refs))
         ok = all(np.allclose(o, r, rtol=1e-3, atol=1e-4) for o, r in zip(outs, refs))
-        print(f"max abs error vs onnxruntime: {err:.3g} (relative to max |ref| {rel:.3g}) -> "
+        print(f"max abs error vs onnxruntime: {err:.3g} (max relative to the largest |ref|: {rel:.3g}) -> "
               f"{'OK' if ok else 'MISMATCH'} at rtol 1e-3, atol 1e-4")
         return 0 if ok else 1
     return 0
