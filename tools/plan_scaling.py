@@ -1,8 +1,14 @@
-"""Planning time and peak memory of the greedy and cost (search) planners on random graphs.
+"""Planning time and peak memory of the planners on random graphs, with growth exponents.
 
 `random_graph(n, seed)` builds a seeded DataflowGraph of elementwise / broadcast / reduction / matmul /
-conv-like ops (also used by test/python/test_search.py). Run: `python tools/plan_scaling.py [sizes]`;
-prints a table and the growth exponent (slope of log time against log size).
+conv-like ops (also used by test/python/test_search.py and test_plan_scaling.py).
+
+Run: `python tools/plan_scaling.py [--no-memory] [sizes]` (default 1000 10000 50000). For each planner
+(`greedy`; `gated`: greedy with merges gated by the cost model, `fusion.costed.plan_by_cost`; `cost`:
+the search planner, `fusion.plan(g, "cost", target)`) it prints wall and CPU seconds per size, then the
+growth exponent (slope of log time against log size) between consecutive sizes and overall. Peak
+memory is measured with tracemalloc in a second, separate pass, so the timings are not distorted by it.
+CPU seconds (time.process_time) are the steadier figure on a shared machine.
 """
 from __future__ import annotations
 
@@ -86,33 +92,70 @@ def random_graph(n: int, seed: int = 0) -> DataflowGraph:
     return DataflowGraph("rand", tuple(ops), edges, frozenset(i for i in range(n) if i not in consumed))
 
 
-def measure(n: int, strategy: str, seed: int = 0) -> tuple[float, float]:
-    """(seconds, peak MiB) of planning one random graph of n ops."""
+STRATEGIES = ("greedy", "gated", "cost")
+
+
+def _planner(strategy: str):
     from fusion_opt.cost import get_target_desc
     from fusion_opt.fusion import plan
+    from fusion_opt.fusion.costed import plan_by_cost
 
-    g, t = random_graph(n, seed), get_target_desc("cpu-generic")
+    t = get_target_desc("cpu-generic")
+    if strategy == "gated":
+        return lambda g: plan_by_cost(g, t)
+    return lambda g: plan(g, strategy, t)
+
+
+def measure(n: int, strategy: str, seed: int = 0) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of planning one random graph of n ops."""
+    g, run = random_graph(n, seed), _planner(strategy)
+    wall, cpu = time.perf_counter(), time.process_time()
+    run(g)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def peak_memory(n: int, strategy: str, seed: int = 0) -> float:
+    """Peak MiB allocated while planning one random graph of n ops (tracemalloc; slows the run)."""
+    g, run = random_graph(n, seed), _planner(strategy)
     tracemalloc.start()
-    start = time.perf_counter()
-    plan(g, strategy, t)
-    secs = time.perf_counter() - start
-    peak = tracemalloc.get_traced_memory()[1] / 2**20
-    tracemalloc.stop()
-    return secs, peak
+    try:
+        run(g)
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
 
 
-def main(sizes: list[int]) -> None:
-    print(f"{'ops':>7} {'strategy':>8} {'seconds':>9} {'peak MiB':>9}")
-    for strategy in ("greedy", "cost"):
-        rows = []
+def _slope(a: tuple[int, float], b: tuple[int, float]) -> float:
+    (n0, t0), (n1, t1) = a, b
+    return math.log(t1 / t0) / math.log(n1 / n0) if t0 > 0 and t1 > 0 else float("nan")
+
+
+def main(sizes: list[int], memory: bool = True) -> None:
+    times: dict[tuple[str, int], tuple[float, float]] = {}
+    for strategy in STRATEGIES:  # warm up: imports, the target description, first-call caches
+        measure(50, strategy, seed=1)
+    for strategy in STRATEGIES:
         for n in sizes:
-            secs, peak = measure(n, strategy)
-            rows.append((n, secs))
-            print(f"{n:>7} {strategy:>8} {secs:>9.2f} {peak:>9.1f}", flush=True)
-        (n0, t0), (n1, t1) = rows[0], rows[-1]
-        print(f"{'':>7} {strategy:>8} growth exponent {math.log(t1 / t0) / math.log(n1 / n0):.2f} "
-              f"(log-log slope {n0}..{n1})", flush=True)
+            times[strategy, n] = measure(n, strategy)
+    peaks = {(s, n): peak_memory(n, s) for s in STRATEGIES for n in sizes} if memory else {}
+    print(f"{'planner':>8} {'ops':>7} {'wall s':>8} {'cpu s':>8} {'peak MiB':>9}")
+    for strategy in STRATEGIES:
+        for n in sizes:
+            wall, cpu = times[strategy, n]
+            peak = f"{peaks[strategy, n]:9.1f}" if memory else f"{'-':>9}"
+            print(f"{strategy:>8} {n:>7} {wall:8.2f} {cpu:8.2f} {peak}")
+    print("\ngrowth exponents (log-log slope of CPU seconds; wall in parentheses)")
+    pairs = list(zip(sizes, sizes[1:])) + ([(sizes[0], sizes[-1])] if len(sizes) > 2 else [])
+    print(f"{'planner':>8} " + " ".join(f"{f'{a}..{b}':>17}" for a, b in pairs))
+    for strategy in STRATEGIES:
+        cells = []
+        for a, b in pairs:
+            cpu = _slope((a, times[strategy, a][1]), (b, times[strategy, b][1]))
+            wall = _slope((a, times[strategy, a][0]), (b, times[strategy, b][0]))
+            cells.append(f"{f'{cpu:.2f} ({wall:.2f})':>17}")
+        print(f"{strategy:>8} " + " ".join(cells))
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [1000, 10000, 50000])
+    args = sys.argv[1:]
+    main([int(a) for a in args if a != "--no-memory"] or [1000, 10000, 50000], "--no-memory" not in args)

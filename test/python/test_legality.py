@@ -110,3 +110,50 @@ def test_layernorm_is_one_legal_group():
               bcast(-1, 1), op(E, (2,)), red(3), op(E, (4,), loops=(8,), out=(8,), maps=("(d0) -> (d0)",) * 2,
                                                     dims=((0,),) * 2), bcast(2, 5))
     assert check_group(g, range(7)).ok
+
+
+# ---- groups handed back to IREE (fusion/handoff.py) -------------------------------------------------
+
+def conv2d(src, f=8, c=4, k=1, stride=1, grouped=False):
+    """NCHW conv (n, f, h, w, c, kh, kw); grouped: depthwise (n, c, h, w, kh, kw), filter (c, kh, kw)."""
+    s = f"{stride} * " if stride != 1 else ""
+    if grouped:
+        maps = (f"(d0, d1, d2, d3, d4, d5) -> (d0, d1, {s}d2 + d4, {s}d3 + d5)",
+                "(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)", "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)")
+        return op(CONV, (src, -2, None), loops=(1, c, 14, 14, k, k), nin=2, name="linalg.depthwise_conv_2d_nchw_chw",
+                  maps=maps, dims=((0, 1, -1, -1), (1, 4, 5), (0, 1, 2, 3)), out=(1, c, 14, 14),
+                  iters=("parallel",) * 4 + ("reduction",) * 2)
+    maps = (f"(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, {s}d2 + d5, {s}d3 + d6)",
+            "(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)", "(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)")
+    return op(CONV, (src, -2, None), loops=(1, f, 14, 14, c, k, k), nin=2, name="linalg.conv_2d_nchw_fchw",
+              maps=maps, dims=((0, 4, -1, -1), (1, 4, 5, 6), (0, 1, 2, 3)), out=(1, f, 14, 14),
+              iters=("parallel",) * 4 + ("reduction",) * 3)
+
+
+@pytest.mark.parametrize("spec, handed", [
+    (dict(k=1), "1x1 stride-1"),          # IREE turns it into a matmul
+    (dict(k=1, stride=2), None),          # not rewritten by IREE: ours
+    (dict(k=3), None),                    # a 3x3 conv stays ours
+    (dict(k=3, grouped=True), "grouped/depthwise"),
+])
+def test_conv_rewritten_by_iree(spec, handed):
+    from fusion_opt.fusion.handoff import conv_rewritten_by_iree
+
+    g = graph(conv2d(-1, **spec))
+    assert conv_rewritten_by_iree(g.ops[0]) == handed
+
+
+def test_conv_groups_rewritten_by_iree_are_handed_back():
+    from fusion_opt.fusion import plan
+    from fusion_opt.fusion.constraints import Constraints
+
+    ew4 = dict(loops=(1, 8, 14, 14), out=(1, 8, 14, 14), maps=("(d0, d1, d2, d3) -> (d0, d1, d2, d3)",) * 2,
+               dims=((0, 1, 2, 3),) * 2)
+    g = graph(conv2d(-1, k=1), op(E, (0,), **ew4), conv2d(1, k=3, c=8), op(E, (2,), **ew4))
+    p = plan(g, "cost")
+    assert [gr.ops for gr in p.groups] == [(2, 3)]          # the 3x3 conv + relu stays ours
+    assert 0 in p.unplaced and 1 in p.unplaced
+    assert any("1x1 stride-1" in n and n.startswith("ops 0, 1 ") for n in p.notes)
+    # a pin keeps the group ours
+    pinned = plan(g, "cost", constraints=Constraints(pins=(frozenset({0, 1}),)))
+    assert (0, 1) in [gr.ops for gr in pinned.groups]

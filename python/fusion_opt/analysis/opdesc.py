@@ -6,6 +6,7 @@ hand-written descriptions and run without a compiler (tinygrad / TVM style).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from enum import Enum
 
 
@@ -75,8 +76,19 @@ class DataflowGraph:
     edges: tuple[Edge, ...]
     outputs: frozenset[int] = field(default_factory=frozenset)  # ops whose result the function returns
 
+    @cached_property
+    def _adjacency(self) -> tuple[dict[int, tuple[int, ...]], dict[int, tuple[int, ...]]]:
+        """(consumers, producers) of every op, built once from `edges` (sorted, deduplicated): the
+        planners and the cost model ask per op, which would otherwise scan all edges each time."""
+        cons: dict[int, set[int]] = {}
+        prods: dict[int, set[int]] = {}
+        for e in self.edges:
+            cons.setdefault(e.producer, set()).add(e.consumer)
+            prods.setdefault(e.consumer, set()).add(e.producer)
+        return ({i: tuple(sorted(s)) for i, s in cons.items()}, {i: tuple(sorted(s)) for i, s in prods.items()})
+
     def consumers(self, i: int) -> tuple[int, ...]:
-        return tuple(sorted({e.consumer for e in self.edges if e.producer == i}))
+        return self._adjacency[0].get(i, ())
 
     def producers(self, i: int) -> tuple[int, ...]:
-        return tuple(sorted({e.producer for e in self.edges if e.consumer == i}))
+        return self._adjacency[1].get(i, ())

@@ -6,16 +6,23 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from operator import attrgetter
 
 from ..analysis.opdesc import DataflowGraph, OpDesc
 
 _BITS = {"i1": 8, "i8": 8, "f8": 8, "i16": 16, "f16": 16, "bf16": 16, "i32": 32, "f32": 32,
          "i64": 64, "f64": 64, "index": 64}
+_ELEM_BYTES: dict[str, int] = {}
+_INDEX = attrgetter("index")
 
 
 def elem_bytes(dtype: str) -> int:
-    digits = "".join(ch for ch in dtype if ch.isdigit())
-    return max(1, _BITS.get(dtype, int(digits) if digits else 32) // 8)
+    n = _ELEM_BYTES.get(dtype)
+    if n is None:
+        digits = "".join(ch for ch in dtype if ch.isdigit())
+        n = _ELEM_BYTES[dtype] = max(1, _BITS.get(dtype, int(digits) if digits else 32) // 8)
+    return n
 
 
 @dataclass(frozen=True)
@@ -27,7 +34,7 @@ class TensorRef:
     shape: tuple[int, ...]
     dtype: str
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
         return math.prod(self.shape) * elem_bytes(self.dtype)
 
@@ -71,27 +78,54 @@ def read_operands(op: OpDesc) -> list[int]:
     return [p for p in range(n) if p < ins or reads_init(op)]
 
 
+# Per-op facts the views are built from, keyed by id(op) (the op is kept in the entry, so an id is
+# never reused while cached); cleared when it grows past this many ops.
+_OP_FACTS_MAX = 1 << 18
+_OP_FACTS: dict[int, tuple[OpDesc, tuple[tuple[tuple[int | None, tuple[object, ...], TensorRef], ...],
+                                          tuple[TensorRef, ...]]]] = {}
+
+
+def _op_facts(op: OpDesc) -> tuple[tuple[tuple[int | None, tuple[object, ...], TensorRef], ...],
+                                   tuple[TensorRef, ...]]:
+    """(reads, results) of op, computed once per op: reads are (producer, input key, ref) per operand
+    whose data op reads (tensor.empty destinations left out), results one ref per result."""
+    hit = _OP_FACTS.get(id(op))
+    if hit is not None and hit[0] is op:
+        return hit[1]
+    reads = []
+    for pos in read_operands(op):
+        src = op.operands[pos] if pos < len(op.operands) else None
+        shape = op.operand_shapes[pos] if pos < len(op.operand_shapes) else ()
+        if src is None and pos >= op.num_dps_inputs:
+            continue  # tensor.empty destination: nothing to read
+        key: tuple[object, ...] = (("const", op.index, pos) if src is None
+                                   else ("arg", -1 - src) if src < 0 else ("op", src))
+        reads.append((src, key + (shape,), TensorRef(key, shape, _dtype(op, pos))))
+    results = tuple(TensorRef(("op", op.index, r), shape, _dtype(op, len(op.operand_shapes) + r))
+                    for r, shape in enumerate(op.result_shapes or ((),)))
+    if len(_OP_FACTS) >= _OP_FACTS_MAX:
+        _OP_FACTS.clear()
+    facts = (tuple(reads), results)
+    _OP_FACTS[id(op)] = (op, facts)
+    return facts
+
+
 def _build(ops: Sequence[OpDesc], escapes: Iterable[int], duplicated: frozenset[int]) -> GroupView:
-    ops = tuple(sorted(ops, key=lambda o: o.index))
+    ops = tuple(sorted(ops, key=_INDEX))
     members = {o.index for o in ops}
     escapes = set(escapes) - duplicated
     inputs: dict[tuple[object, ...], TensorRef] = {}
-    for op in ops:
-        for pos in read_operands(op):
-            src = op.operands[pos] if pos < len(op.operands) else None
-            shape = op.operand_shapes[pos] if pos < len(op.operand_shapes) else ()
+    facts = [_op_facts(op) for op in ops]
+    for reads, _ in facts:
+        for src, key, ref in reads:
             if src is not None and src in members:
                 continue
-            if src is None and pos >= op.num_dps_inputs:
-                continue  # tensor.empty destination: nothing to read
-            key: tuple[object, ...] = (("const", op.index, pos) if src is None
-                                       else ("arg", -1 - src) if src < 0 else ("op", src))
-            inputs.setdefault(key + (shape,), TensorRef(key, shape, _dtype(op, pos)))
-    outs, inner = [], []
-    for op in ops:
-        for r, shape in enumerate(op.result_shapes or ((),)):
-            ref = TensorRef(("op", op.index, r), shape, _dtype(op, len(op.operand_shapes) + r))
-            (outs if op.index in escapes else inner).append(ref)
+            if key not in inputs:
+                inputs[key] = ref
+    outs: list[TensorRef] = []
+    inner: list[TensorRef] = []
+    for op, (_, results) in zip(ops, facts):
+        (outs if op.index in escapes else inner).extend(results)
     return GroupView(ops, tuple(inputs.values()), tuple(outs), tuple(inner), duplicated)
 
 
@@ -99,8 +133,11 @@ def group_view(graph: DataflowGraph, op_indices: Iterable[int], duplicated: Iter
     """View of the ops `op_indices` of `graph` as one group. A member's result escapes when an op
     outside the group consumes it, the function returns it, or nothing consumes it at all."""
     members = set(op_indices)
-    escapes = {i for i in members
-               if i in graph.outputs or not graph.consumers(i) or any(c not in members for c in graph.consumers(i))}
+    consumers, outputs, escapes = graph.consumers, graph.outputs, set()
+    for i in members:
+        cs = consumers(i)
+        if i in outputs or not cs or any(c not in members for c in cs):
+            escapes.add(i)
     return _build([graph.ops[i] for i in members], escapes, frozenset(duplicated))
 
 

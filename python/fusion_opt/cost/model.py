@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
@@ -162,6 +163,68 @@ def parallelism(root: OpDesc, t: TargetDesc) -> float:
     return tiles / (t.cores * math.ceil(tiles / t.cores))
 
 
+class _OpFacts:
+    """What `estimate` needs of one op on one target, computed once (see `_facts`)."""
+
+    __slots__ = ("compute_s", "reuse", "rereads", "loop_elems", "result_elems", "elem_bytes", "parallelism",
+                 "parallel_elems")
+
+    def __init__(self, op: OpDesc, t: TargetDesc) -> None:
+        self.compute_s = op_compute_s(op, t)
+        self.reuse = tuple(reuse(op, pos, t) for pos in range(len(op.operands)))
+        # (operand position, producer, reuse) of the inputs a tiled contraction/conv re-reads
+        self.rereads = tuple((pos, src, self.reuse[pos]) for pos, src in enumerate(op.operands[:op.num_dps_inputs])
+                             if self.reuse[pos] > 1)
+        self.loop_elems = math.prod(op.loop_ranges)
+        self.result_elems = math.prod(op.result_shapes[0]) if op.result_shapes else 0
+        self.elem_bytes = elem_bytes(op_dtype(op))
+        self.parallelism = parallelism(op, t)
+        self.parallel_elems = parallel_elems(op)
+
+
+class _TargetFacts:
+    """Per-target constants and per-op facts, so `estimate` costs O(group size) dictionary lookups.
+    Ops are keyed by id (the op is kept in the entry, so an id is never reused while cached)."""
+
+    MAX_OPS = 1 << 18
+
+    def __init__(self, t: TargetDesc) -> None:
+        self.t = t
+        self.levels = [(t.capacity(level), level.name, t.bandwidth(level.name)) for level in t.caches[1:]]
+        self.dram = ("dram", t.bandwidth("dram"))
+        self.l1_bw = t.bandwidth(t.caches[0].name)
+        self.ops: dict[int, tuple[OpDesc, _OpFacts]] = {}
+
+    def op(self, op: OpDesc) -> _OpFacts:
+        hit = self.ops.get(id(op))
+        if hit is not None and hit[0] is op:
+            return hit[1]
+        if len(self.ops) >= self.MAX_OPS:
+            self.ops.clear()
+        f = _OpFacts(op, self.t)
+        self.ops[id(op)] = (op, f)
+        return f
+
+    def serving_level(self, nbytes: float) -> tuple[str, float]:
+        """`serving_level(nbytes, t)`, from precomputed capacities and bandwidths."""
+        for cap, name, bw in self.levels:
+            if nbytes <= cap:
+                return name, bw
+        return self.dram
+
+
+_TARGETS: dict[int, _TargetFacts] = {}
+
+
+def _facts(t: TargetDesc) -> _TargetFacts:
+    tf = _TARGETS.get(id(t))
+    if tf is None or tf.t is not t:
+        if len(_TARGETS) >= 16:
+            _TARGETS.clear()
+        tf = _TARGETS[id(t)] = _TargetFacts(t)
+    return tf
+
+
 def _consumers_inside(v: GroupView) -> dict[int, list[tuple[OpDesc, int]]]:
     members = set(v.indices)
     out: dict[int, list[tuple[OpDesc, int]]] = {i: [] for i in members}
@@ -174,20 +237,43 @@ def _consumers_inside(v: GroupView) -> dict[int, list[tuple[OpDesc, int]]]:
 
 def max_live_intermediates(v: GroupView) -> int:
     """Intermediates live at once, scanning members in program order (def .. last in-group use)."""
-    cons = _consumers_inside(v)
-    last = {i: max(c.index for c, _ in cs) for i, cs in cons.items() if cs}
-    return max((sum(1 for i, end in last.items() if i <= op.index < end) for op in v.ops), default=0)
+    return _max_live(_consumers_inside(v), v.ops)
+
+
+def _max_live(cons: dict[int, list[tuple[OpDesc, int]]], ops: Sequence[OpDesc]) -> int:
+    return _max_live_of({i: max(c.index for c, _ in cs) for i, cs in cons.items() if cs}, ops)
+
+
+def _max_live_of(last: dict[int, int], ops: Sequence[OpDesc]) -> int:
+    """Max over members x of #{producers i: i <= x < last[i]} (last: last in-group use of i)."""
+    if not last:
+        return 0
+    if any(end <= i for i, end in last.items()):  # not in program order: count directly
+        return max((sum(1 for i, end in last.items() if i <= op.index < end) for op in ops), default=0)
+    # every interval has i < end: #{i <= x < end} = #{i <= x} - #{end <= x}
+    starts, ends = sorted(last), sorted(last.values())
+    return max((bisect_right(starts, op.index) - bisect_right(ends, op.index) for op in ops), default=0)
 
 
 def _materialized(v: GroupView, t: TargetDesc) -> int:
     """Largest intermediate that cannot stream: a consumer re-reads it (contraction input) or iterates
     over a different space (a reduction result broadcast back)."""
+    tf = _facts(t)
+    first: dict[int, OpDesc] = {}
+    for o in v.ops:
+        first.setdefault(o.index, o)
+    return _materialized_in(_consumers_inside(v), first, tf)
+
+
+def _materialized_in(cons: dict[int, list[tuple[OpDesc, int]]], first: dict[int, OpDesc], tf: _TargetFacts) -> int:
     big = 0
-    for i, cs in _consumers_inside(v).items():
-        prod = next(o for o in v.ops if o.index == i)
-        n = math.prod(prod.result_shapes[0]) if prod.result_shapes else 0
-        if any(reuse(c, pos, t) > 1 or math.prod(c.loop_ranges) != n for c, pos in cs):
-            big = max(big, n * elem_bytes(op_dtype(prod)))
+    for i, cs in cons.items():
+        if not cs:
+            continue
+        pf = tf.op(first[i])
+        n = pf.result_elems
+        if any(tf.op(c).reuse[pos] > 1 or tf.op(c).loop_elems != n for c, pos in cs):
+            big = max(big, n * pf.elem_bytes)
     return big
 
 
@@ -195,44 +281,84 @@ def estimate(group: GroupView | Sequence[OpDesc], target: TargetDesc) -> Cost:
     """Cost of one fusion group (a GroupView, or ops taken as a whole group: see `view_of_ops`)."""
     v = group if isinstance(group, GroupView) else view_of_ops(list(group))
     t, ops = target, v.ops
+    tf = _facts(t)
+    get = tf.op
+    facts = [get(op) for op in ops]
     root = root_of(ops)
-    flops = sum(op.flops for op in ops if op.index not in v.duplicated)
-    compute = sum(op_compute_s(op, t) for op in ops if op.index not in v.duplicated)
-    recompute = sum(op_compute_s(op, t) for op in ops if op.index in v.duplicated)
-    for i, cs in _consumers_inside(v).items():
-        prod = next(o for o in ops if o.index == i)
-        recompute += sum(op_compute_s(prod, t) * (reuse(c, pos, t) - 1) for c, pos in cs)
+    rf = get(root)
+    dup = v.duplicated
+    if dup:
+        flops = sum(op.flops for op in ops if op.index not in dup)
+        compute = sum(f.compute_s for op, f in zip(ops, facts) if op.index not in dup)
+        recompute = sum(f.compute_s for op, f in zip(ops, facts) if op.index in dup)
+    else:
+        flops = sum(op.flops for op in ops)
+        compute = sum(f.compute_s for f in facts)
+        recompute = 0
+
+    # One pass over the edges inside the group (producer -> consumer operand): each producer's last
+    # in-group use (live ranges), whether it must be materialized, and the recompute of producers
+    # feeding a tiled contraction/conv input (compute x (reuse - 1)).
+    first: dict[int, _OpFacts] = {}
+    for op, f in zip(ops, facts):
+        first.setdefault(op.index, f)
+    last: dict[int, int] = {}
+    big = 0
+    reread: dict[int, list[float]] = {}
+    for op, f in zip(ops, facts):
+        me = op.index
+        for pos, src in enumerate(op.operands):
+            if src is None or src == me:
+                continue
+            pf = first.get(src)
+            if pf is None:
+                continue
+            if last.get(src, me) <= me:
+                last[src] = me
+            r = f.reuse[pos]
+            if r > 1:
+                reread.setdefault(src, []).append(pf.compute_s * (r - 1))
+            if r > 1 or f.loop_elems != pf.result_elems:
+                big = max(big, pf.result_elems * pf.elem_bytes)
+    if last:  # as summing every producer's sum(compute x (reuse - 1)) in set order: zero terms dropped
+        if reread:
+            for i in (set(v.indices) if len(reread) > 1 else reread):
+                if i in reread:
+                    recompute += sum(reread[i])
+        else:
+            recompute += 0.0
 
     # Bytes: unique traffic served by the level holding the whole working set; contraction re-reads
     # served by the level holding the re-read operand.
     unique = sum(x.nbytes for x in v.inputs) + sum(x.nbytes for x in v.outputs)
-    level, bw = serving_level(unique, t)
+    level, bw = tf.serving_level(unique)
     memory, dram = unique / bw, unique if level == "dram" else 0
     traffic = unique
-    by_key = {x.key: x for x in v.inputs}
-    for op in ops:
-        for pos, src in enumerate(op.operands[:op.num_dps_inputs]):
+    by_key: dict[tuple[object, ...], TensorRef] | None = None
+    for op, f in zip(ops, facts):
+        for pos, src, r in f.rereads:
+            if by_key is None:
+                by_key = {x.key: x for x in v.inputs}
             ref = _input_ref(by_key, op, pos, src)
-            r = reuse(op, pos, t)
-            if ref is None or r <= 1:
+            if ref is None:
                 continue
             extra = ref.nbytes * (r - 1)
-            lvl, lbw = serving_level(ref.nbytes, t)
+            lvl, lbw = tf.serving_level(ref.nbytes)
             memory += extra / lbw
             traffic += extra
             dram += extra if lvl == "dram" else 0
 
-    par = parallelism(root, t)
+    par = rf.parallelism
     roof = max(compute, memory) + (1 - t.overlap) * min(compute, memory)
 
-    live = len(v.inputs) + max_live_intermediates(v)
+    live = len(v.inputs) + _max_live_of(last, ops)
     regs = live * math.ceil(t.vector_bits / t.register_bits)
     excess = max(0, regs - t.registers)
-    elems = max((math.prod(op.loop_ranges) for op in ops if op.kind not in MATRIX), default=parallel_elems(root))
-    lanes = max(1, t.vector_bits // (8 * elem_bytes(op_dtype(root))))
-    spill = excess * (elems / lanes) * 2 * (t.register_bits / 8) / t.bandwidth(t.caches[0].name) if excess else 0.0
+    elems = max((f.loop_elems for op, f in zip(ops, facts) if op.kind not in MATRIX), default=rf.parallel_elems)
+    lanes = max(1, t.vector_bits // (8 * rf.elem_bytes))
+    spill = excess * (elems / lanes) * 2 * (t.register_bits / 8) / tf.l1_bw if excess else 0.0
 
-    peak_temp = _materialized(v, t) + sum(x.nbytes for x in v.outputs)
+    peak_temp = big + sum(x.nbytes for x in v.outputs)
     launch = t.launch_s
     time = roof / par + spill + recompute + launch
     terms = {"compute": (compute + recompute) / par, "memory": memory / par, "launch": launch, "spill": spill}
@@ -252,11 +378,12 @@ def _groups_of(graph: DataflowGraph, groups: object) -> list[tuple[tuple[int, ..
     from ..fusion.plan import FusionPlan
     if not isinstance(groups, FusionPlan):
         return [(tuple(g), frozenset()) for g in groups]  # type: ignore[union-attr]
-    out = []
-    for g in groups.groups:
-        clones = {c for c in groups.cloned if set(graph.consumers(c)) & set(g.ops)}
-        out.append((tuple(g.ops) + tuple(sorted(clones)), frozenset(clones)))
-    return out
+    group_of = {i: k for k, g in enumerate(groups.groups) for i in g.ops}
+    clones: list[set[int]] = [set() for _ in groups.groups]
+    for c in groups.cloned:
+        for k in {group_of[x] for x in graph.consumers(c) if x in group_of}:
+            clones[k].add(c)
+    return [(tuple(g.ops) + tuple(sorted(cl)), frozenset(cl)) for g, cl in zip(groups.groups, clones)]
 
 
 def is_free(op: OpDesc) -> bool:

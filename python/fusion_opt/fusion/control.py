@@ -230,8 +230,9 @@ def obey(plan: FusionPlan, graph: DataflowGraph, c: Constraints, target=None) ->
     decision saying which constraint split it. A clone of a fill counts as one merge.
     """
     ops, part = graph.ops, Grouping(graph)
-    placed = {i for g in plan.groups for i in g.ops} | set(plan.cloned)
     pinned = set().union(*c.pins) if c.pins else set()
+    # Pinned ops are placed even where the planner left them out (a pinned pad under 'none').
+    placed = {i for g in plan.groups for i in g.ops} | set(plan.cloned) | pinned
     cloned = set(plan.cloned) - pinned - c.barriers
     for pin in c.pins:
         part.union(pin)
@@ -287,7 +288,7 @@ def _rebuild(plan: FusionPlan, graph: DataflowGraph, part: Grouping, grouped: se
     groups = []
     for k, m in enumerate(sets):
         heavy = [i for i in m if ops[i].kind in HEAVY]
-        root = heavy[0] if heavy else m[-1]
+        root = min(heavy, key=lambda i: (ops[i].kind is OpKind.PAD, i)) if heavy else m[-1]
         reasons = tuple(d.reason for d in decisions if d.fused and gid.get(d.producer) == k == gid.get(d.consumer))
         if any(set(m) >= p for p in c.pins):
             reasons += ("pinned by a fuse constraint",)

@@ -40,9 +40,9 @@ class GroupPricer:
 
 def annotate(plan: FusionPlan, graph: DataflowGraph, target: TargetDesc) -> FusionPlan:
     """Price every group of `plan` on `target` (any strategy's plan; used for reports and comparison)."""
-    groups, graph = [], indexed(graph)
+    groups, graph, cloned = [], indexed(graph), frozenset(plan.cloned)
     for g in plan.groups:
-        c = estimate(group_view(graph, g.ops, duplicated=[i for i in g.ops if i in plan.cloned]), target)
+        c = estimate(group_view(graph, g.ops, duplicated=[i for i in g.ops if i in cloned]), target)
         groups.append(replace(g, predicted_s=c.time_s, bound=c.bound))
     return replace(plan, groups=tuple(groups), target=target.name)
 

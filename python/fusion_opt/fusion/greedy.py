@@ -303,13 +303,21 @@ def _finish(graph: DataflowGraph, st: _State, decisions: list[Decision], cloned:
     ops, clone_set = graph.ops, set(cloned)
     members = sorted((sorted(m) for k, m in st.members.items() if not (m <= clone_set)), key=lambda m: m[0])
     groups = []
+    where = {i: gid for gid, m in enumerate(members) for i in m}
+    inside: list[list[str]] = [[] for _ in members]  # fused decisions within each group, in decision order
+    for d in decisions:
+        k = where.get(d.producer)
+        if d.fused and k is not None and where.get(d.consumer) == k:
+            inside[k].append(d.reason)
     for gid, m in enumerate(members):
         ms = set(m)
         heavy = [i for i in m if ops[i].kind in HEAVY]
-        root = heavy[0] if heavy else m[-1]
-        reasons = tuple(d.reason for d in decisions if d.fused and d.producer in ms and d.consumer in ms)
+        # A pinned pad precedes its conv: the conv, not the pad, decides the iteration space.
+        root = min(heavy, key=lambda i: (ops[i].kind is OpKind.PAD, i)) if heavy else m[-1]
+        reasons = tuple(inside[gid])
         groups.append(Group(gid, tuple(m), root, _group_kind(st, root, ms, bool(heavy)), reasons))
-    unplaced = tuple(sorted({op.index for op in ops if not op.dispatchable} | clone_set))
+    unplaced = tuple(sorted({op.index for op in ops if not op.dispatchable and op.index not in where}
+                            | clone_set))
     decisions.sort(key=lambda d: (d.producer, d.consumer))
     return FusionPlan(graph.function, strategy, tuple(groups), tuple(decisions), unplaced,
                       cloned=tuple(sorted(clone_set)))

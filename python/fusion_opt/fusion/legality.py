@@ -7,6 +7,7 @@ what IREE 3.13 llvm-cpu was seen to compile (or fail on) in one `flow.dispatch.r
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -131,12 +132,18 @@ _DIM = re.compile(r"^d(\d+)$")
 _OFFSET = re.compile(r"^d(\d+)\s*([+-])\s*(\d+)$")
 
 
-def _access(op: OpDesc, pos: int) -> list[tuple[str, int]]:
+def _access(op: OpDesc, pos: int) -> tuple[tuple[str, int], ...]:
     """Per result of operand `pos`'s map: ("dim", d) | ("const", 0) | ("offset", c) | ("window", 0)."""
     if pos >= len(op.indexing_maps):
-        return []
+        return ()
+    return _map_access(op.indexing_maps[pos])
+
+
+@functools.lru_cache(maxsize=4096)
+def _map_access(map_text: str) -> tuple[tuple[str, int], ...]:
+    """`_access` of one map's text (memoized: a graph has few distinct maps)."""
     out = []
-    for r in map_results(op.indexing_maps[pos]):
+    for r in map_results(map_text):
         r = r.strip()
         if _DIM.match(r):
             out.append(("dim", int(r[1:])))
@@ -146,7 +153,7 @@ def _access(op: OpDesc, pos: int) -> list[tuple[str, int]]:
             out.append(("offset", int(mo.group(3)) * (1 if mo.group(2) == "+" else -1)))
         else:
             out.append(("window", 0))
-    return out
+    return tuple(out)
 
 
 def _r_tile_fuse(g: IndexedGraph, m: frozenset[int]) -> str | None:

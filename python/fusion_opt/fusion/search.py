@@ -255,7 +255,12 @@ def _kind(g: IndexedGraph, ms: frozenset[int]) -> str:
 
 
 def plan_search(graph: DataflowGraph, target: TargetDesc, constraints: Constraints = NO_CONSTRAINTS) -> FusionPlan:
-    """Best plan under the cost model among the cost-gated greedy plan and two merge searches."""
+    """Best plan under the cost model among the cost-gated greedy plan and two merge searches.
+
+    Bound: graphs over SINGLETON_START_MAX (2,000) ops run only the search that starts from the
+    cost-gated greedy plan (the from-scratch restart is skipped); the result is still never predicted
+    slower than that plan. Every phase is near-linear in graph size (docs/planner.md, "Scaling").
+    """
     g = indexed(graph)
     base = plan_by_cost(g, target, constraints)  # validates pins (PlanError names the rule)
     fills = _detached_fills(g, constraints) if constraints.max_fusions is None else frozenset()
@@ -282,13 +287,14 @@ def plan_search(graph: DataflowGraph, target: TargetDesc, constraints: Constrain
 
 def _merge_overlaps(sets: list[frozenset[int]]) -> list[frozenset[int]]:
     """Union overlapping pins into disjoint groups."""
-    out: list[frozenset[int]] = []
-    for s in sets:
-        for o in [o for o in out if o & s]:
-            out.remove(o)
-            s = s | o
-        out.append(s)
-    return out
+    out: dict[int, frozenset[int]] = {}  # insertion ordered: a merged set moves to the end
+    owner: dict[int, int] = {}
+    for n, s in enumerate(sets):
+        for k in {owner[x] for x in s if x in owner}:
+            s = s | out.pop(k)
+        out[n] = s
+        owner.update((x, n) for x in s)
+    return list(out.values())
 
 
 __all__ = ["LEGAL", "PlanError", "Pricer", "check_group", "plan_search"]
