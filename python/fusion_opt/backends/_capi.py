@@ -35,6 +35,10 @@ def _bind() -> Any:
     return dl
 
 
+class PhaseError(ValueError):
+    """IREE's C API refused a compile phase name."""
+
+
 class DiagnosticInvocation:
     """An `Invocation` that records diagnostics instead of printing them; use as a context manager."""
 
@@ -66,12 +70,14 @@ class DiagnosticInvocation:
         return bool(self.inv.execute())
 
     def set_compile_to(self, phase: str) -> None:
-        if not self._dl.ireeCompilerInvocationSetCompileToPhase(self.inv._inv_p, phase.encode()):
-            raise ValueError(f"unknown compile phase '{phase}'")
+        self._phase_to = phase.encode()  # kept alive with the invocation, in case IREE keeps the pointer
+        if not self._dl.ireeCompilerInvocationSetCompileToPhase(self.inv._inv_p, self._phase_to):
+            raise PhaseError(f"unknown compile phase '{phase}'")
 
     def set_compile_from(self, phase: str) -> None:
-        if not self._dl.ireeCompilerInvocationSetCompileFromPhase(self.inv._inv_p, phase.encode()):
-            raise ValueError(f"unknown compile phase '{phase}'")
+        self._phase_from = phase.encode()
+        if not self._dl.ireeCompilerInvocationSetCompileFromPhase(self.inv._inv_p, self._phase_from):
+            raise PhaseError(f"unknown compile phase '{phase}'")
 
     def vm_bytecode(self) -> bytes:
         out = Output.open_membuffer()
