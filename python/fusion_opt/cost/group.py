@@ -80,7 +80,7 @@ def read_operands(op: OpDesc) -> list[int]:
 
 # Per-op facts the views are built from, keyed by id(op) (the op is kept in the entry, so an id is
 # never reused while cached); cleared when it grows past this many ops.
-_OP_FACTS_MAX = 1 << 18
+_OP_FACTS_MAX = 1 << 17
 _OP_FACTS: dict[int, tuple[OpDesc, tuple[tuple[tuple[int | None, tuple[object, ...], TensorRef], ...],
                                           tuple[TensorRef, ...]]]] = {}
 

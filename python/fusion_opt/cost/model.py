@@ -186,7 +186,7 @@ class _TargetFacts:
     """Per-target constants and per-op facts, so `estimate` costs O(group size) dictionary lookups.
     Ops are keyed by id (the op is kept in the entry, so an id is never reused while cached)."""
 
-    MAX_OPS = 1 << 18
+    MAX_OPS = 1 << 17
 
     def __init__(self, t: TargetDesc) -> None:
         self.t = t
