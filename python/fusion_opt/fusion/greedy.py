@@ -259,7 +259,7 @@ def plan_greedy(graph: DataflowGraph, gate: Gate | None = None, strategy: str = 
         if not ops[p].dispatchable:
             decide(p, cs, False, f"refused: {ops[p].name} is not dispatchable (left to IREE)")
             continue
-        outside = sorted(c for c in cs if not ops[c].dispatchable)
+        outside = sorted(c for c in cs if not ops[c].dispatchable and c not in st.gid)
         if outside:
             decide(p, cs, False, f"refused: producer also feeds {describe(ops[outside[0]])}, outside any group")
             continue
