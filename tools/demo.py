@@ -38,6 +38,8 @@ def main() -> int:
     for g in m.plan.groups:
         groups[g.kind] = groups.get(g.kind, 0) + 1
     print("groups by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(groups.items())))
+    if m.plan.notes:
+        print(f"groups handed back to IREE's own fusion: {len(m.plan.notes)} (reasons in m.report())")
     args_in = [inputs[n] for n in m.input_names]
     out = m(*args_in)
     times = []
