@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import ctypes
-from ctypes import CFUNCTYPE, POINTER, c_bool, c_char, c_char_p, c_int, c_size_t, c_void_p
+from ctypes import CFUNCTYPE, POINTER, c_char, c_char_p, c_int, c_size_t, c_void_p
 from typing import Any
 
 from iree.compiler.api import ctypes_dl
@@ -28,15 +28,14 @@ def _bind() -> Any:
     if not _bound:
         dl.ireeCompilerInvocationEnableCallbackDiagnostics.restype = None
         dl.ireeCompilerInvocationEnableCallbackDiagnostics.argtypes = [c_void_p, c_int, _CALLBACK, c_void_p]
+        # Both return void (iree/compiler/API/Internal/CompilerDriver.cpp): reading a bool back would
+        # read whatever is left in a register, which refused valid phase names at random. An unknown
+        # phase name fails later, when the pipeline runs.
         for fn in (dl.ireeCompilerInvocationSetCompileToPhase, dl.ireeCompilerInvocationSetCompileFromPhase):
-            fn.restype = c_bool
+            fn.restype = None
             fn.argtypes = [c_void_p, c_char_p]
         _bound = True
     return dl
-
-
-class PhaseError(ValueError):
-    """IREE's C API refused a compile phase name."""
 
 
 class DiagnosticInvocation:
@@ -70,14 +69,10 @@ class DiagnosticInvocation:
         return bool(self.inv.execute())
 
     def set_compile_to(self, phase: str) -> None:
-        self._phase_to = phase.encode()  # kept alive with the invocation, in case IREE keeps the pointer
-        if not self._dl.ireeCompilerInvocationSetCompileToPhase(self.inv._inv_p, self._phase_to):
-            raise PhaseError(f"unknown compile phase '{phase}'")
+        self._dl.ireeCompilerInvocationSetCompileToPhase(self.inv._inv_p, phase.encode())  # IREE copies it
 
     def set_compile_from(self, phase: str) -> None:
-        self._phase_from = phase.encode()
-        if not self._dl.ireeCompilerInvocationSetCompileFromPhase(self.inv._inv_p, self._phase_from):
-            raise PhaseError(f"unknown compile phase '{phase}'")
+        self._dl.ireeCompilerInvocationSetCompileFromPhase(self.inv._inv_p, phase.encode())
 
     def vm_bytecode(self) -> bytes:
         out = Output.open_membuffer()

@@ -23,14 +23,12 @@ from pathlib import Path
 from ..errors import CompileError
 from ..ir import Output, Session, ir, new_session
 from . import _capi
-from ._capi import PhaseError
 from .flow_ir import FlowSite, count_flow_dispatches, flow_sites
 from .targets import get_target
 
 # Weights of at least this many bytes go to the .irpa archive when params_path is given.
 PARAM_MIN_BYTES = 1024
 PARAM_SCOPE = "model"
-PHASE_RETRIES = 3
 
 
 @dataclass(frozen=True)
@@ -74,19 +72,6 @@ def compile_module(module: ir.Module, session: Session | None, target: str, extr
     """
     tgt = get_target(target)
     flags = (*tgt.flags, *extra_flags)
-    for attempt in range(PHASE_RETRIES):
-        try:
-            return _compile_once(module, tgt, flags, params_path, count_dispatches, source_name)
-        except PhaseError:
-            # Seen twice in ~15 compiles on a loaded machine: IREE's C API refused a valid phase name
-            # ("flow") for one invocation; a fresh invocation compiles. Not a user error: retry.
-            if attempt == PHASE_RETRIES - 1:
-                raise
-    raise AssertionError("unreachable")
-
-
-def _compile_once(module: ir.Module, tgt, flags: tuple[str, ...], params_path: Path | None,
-                  count_dispatches: bool, source_name: str) -> Artifact:
     entry = _entry_name(module)
     t0 = time.perf_counter()
     cs, m2 = _private_copy(module, flags, source_name)
