@@ -92,3 +92,8 @@ class DataflowGraph:
 
     def producers(self, i: int) -> tuple[int, ...]:
         return self._adjacency[1].get(i, ())
+
+
+def describe(op: OpDesc) -> str:
+    """`op 12 (linalg.generic at x.mlir:7:3)`: how reasons and errors name an op."""
+    return f"op {op.index} ({op.name} at {op.loc})"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 
 from ..analysis.classify import HEAVY, LIGHT
-from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, describe
 from ..errors import InputError, PlanError
 from .constraints import Constraints
 from .plan import Decision, FusionPlan, Group
@@ -57,10 +57,6 @@ def matches(pattern: str, op: OpDesc) -> bool:
     elif not loc and _GLOB.search(pattern) and fnmatchcase(op.loc, pattern):
         return True  # node-name globs ("Conv_*") only for name locations, never file paths
     return fnmatchcase(op.name, pattern)
-
-
-def describe(op: OpDesc) -> str:
-    return f"op {op.index} ({op.name} at {op.loc})"
 
 
 @dataclass

@@ -13,11 +13,7 @@ from ..cost import TargetDesc, estimate, group_view
 from .constraints import NO_CONSTRAINTS, Constraints
 from .greedy import plan_greedy
 from .legality import indexed
-from .plan import FusionPlan
-
-
-def fmt_time(seconds: float) -> str:
-    return f"{seconds * 1e6:.1f}us" if seconds < 1e-3 else f"{seconds * 1e3:.3f}ms"
+from .plan import FusionPlan, fmt_time
 
 
 class GroupPricer:

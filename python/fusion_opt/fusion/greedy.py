@@ -7,14 +7,13 @@ Decision for every producer -> consumer edge, so a user can ask why two ops were
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 
 from ..analysis.classify import HEAVY, LIGHT
-from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, describe
 from ..errors import PlanError
 from .constraints import NO_CONSTRAINTS, Constraints
-from .legality import Partition, check_group, group_verdict, indexed, is_fill_like
+from .legality import Partition, check_group, group_verdict, indexed, is_fill_like, numel
 from .plan import Decision, FusionPlan, Group
 
 # Heavy kinds that can take an epilogue (and so "claim" the light chain that follows them).
@@ -22,16 +21,8 @@ ANCHORS = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.REDUCTION})
 MATMUL_LIKE = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION})
 
 
-def numel(shape: Iterable[int]) -> int:
-    return math.prod(shape)
-
-
 def out_numel(op: OpDesc) -> int:
     return numel(op.result_shapes[0]) if op.result_shapes else 0
-
-
-def describe(op: OpDesc) -> str:
-    return f"op {op.index} ({op.name} at {op.loc})"
 
 
 class _State:

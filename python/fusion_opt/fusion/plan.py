@@ -50,3 +50,8 @@ class FusionPlan:
 
     def group_of(self) -> dict[int, int]:
         return {op: g.id for g in self.groups for op in g.ops}
+
+
+def fmt_time(seconds: float) -> str:
+    """A predicted time as people read it in plans: microseconds below 1 ms, else milliseconds."""
+    return f"{seconds * 1e6:.1f}us" if seconds < 1e-3 else f"{seconds * 1e3:.3f}ms"

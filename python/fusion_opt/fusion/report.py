@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from ..analysis.opdesc import DataflowGraph, OpDesc
-from .plan import Decision, FusionPlan
+from .plan import Decision, FusionPlan, fmt_time
 
 # Rule names for reasons written before refusals carried one (`refused: illegal [rule]: ...` does).
 _RULE_WORDS: tuple[tuple[str, str], ...] = (
@@ -100,10 +100,6 @@ def plan_to_json(plan: FusionPlan, graph: DataflowGraph) -> dict[str, Any]:
 
 def short(op: OpDesc) -> str:
     return f"{op.index}:{op.name.removeprefix('linalg.')}"
-
-
-def fmt_time(seconds: float) -> str:
-    return f"{seconds * 1e6:.1f}us" if seconds < 1e-3 else f"{seconds * 1e3:.3f}ms"
 
 
 def compact_ops(indices: tuple[int, ...], graph: DataflowGraph) -> str:
