@@ -18,6 +18,7 @@ from ..analysis.classify import HEAVY, LIGHT
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, describe
 from ..errors import InputError, PlanError
 from .constraints import Constraints
+from .legality import group_root
 from .plan import Decision, FusionPlan, Group
 
 _FILE_LOC = re.compile(r"^(.*):(\d+):(\d+)$")
@@ -284,7 +285,7 @@ def _rebuild(plan: FusionPlan, graph: DataflowGraph, part: Grouping, grouped: se
     groups = []
     for k, m in enumerate(sets):
         heavy = [i for i in m if ops[i].kind in HEAVY]
-        root = min(heavy, key=lambda i: (ops[i].kind is OpKind.PAD, i)) if heavy else m[-1]
+        root = group_root(graph, m)
         reasons = tuple(d.reason for d in decisions if d.fused and gid.get(d.producer) == k == gid.get(d.consumer))
         if any(set(m) >= p for p in c.pins):
             reasons += ("pinned by a fuse constraint",)

@@ -13,7 +13,7 @@ from ..analysis.classify import HEAVY, LIGHT
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, describe
 from ..errors import PlanError
 from .constraints import NO_CONSTRAINTS, Constraints
-from .legality import Partition, check_group, group_verdict, indexed, is_fill_like, numel
+from .legality import Partition, check_group, group_root, group_verdict, indexed, is_fill_like, numel
 from .plan import Decision, FusionPlan, Group
 
 # Heavy kinds that can take an epilogue (and so "claim" the light chain that follows them).
@@ -303,8 +303,7 @@ def _finish(graph: DataflowGraph, st: _State, decisions: list[Decision], cloned:
     for gid, m in enumerate(members):
         ms = set(m)
         heavy = [i for i in m if ops[i].kind in HEAVY]
-        # A pinned pad precedes its conv: the conv, not the pad, decides the iteration space.
-        root = min(heavy, key=lambda i: (ops[i].kind is OpKind.PAD, i)) if heavy else m[-1]
+        root = group_root(graph, m)
         reasons = tuple(inside[gid])
         groups.append(Group(gid, tuple(m), root, _group_kind(st, root, ms, bool(heavy)), reasons))
     unplaced = tuple(sorted({op.index for op in ops if not op.dispatchable and op.index not in where}

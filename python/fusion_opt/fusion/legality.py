@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +71,17 @@ def indexed(graph: DataflowGraph) -> IndexedGraph:
 
 def numel(shape: Iterable[int]) -> int:
     return math.prod(shape)
+
+
+def group_root(g: DataflowGraph, ops: Sequence[int]) -> int:
+    """The op that decides a group's iteration space: its contraction/convolution, else its first
+    reduction, else a pad or opaque op (a pinned pad precedes its conv, which stays the root), else
+    the last op of the chain."""
+    for kinds in (MATRIX, {OpKind.REDUCTION}, {OpKind.PAD, OpKind.OPAQUE}):
+        for i in ops:
+            if g.ops[i].kind in kinds:
+                return i
+    return ops[-1]
 
 
 def is_fill_like(op: OpDesc) -> bool:

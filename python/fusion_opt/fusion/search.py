@@ -23,7 +23,8 @@ from ..cost import TargetDesc, estimate, group_view, plan_cost
 from ..errors import PlanError
 from .constraints import NO_CONSTRAINTS, Constraints
 from .costed import annotate, fmt_time, plan_by_cost
-from .legality import MATRIX, LEGAL, IndexedGraph, Partition, Verdict, check_group, check_merge, group_verdict, indexed, is_fill_like
+from .legality import (MATRIX, LEGAL, IndexedGraph, Partition, Verdict, check_group, check_merge, group_root,
+                       group_verdict, indexed, is_fill_like)
 from .plan import Decision, FusionPlan, Group
 
 EPS = 1e-12
@@ -194,7 +195,7 @@ def _finish(s: _Search, fills: frozenset[int], target: TargetDesc) -> FusionPlan
     groups, order = [], sorted(part.members.values(), key=min)
     for gid, ms in enumerate(order):
         ops = tuple(sorted(ms))
-        groups.append(Group(gid, ops, _root(g, ops), _kind(g, ms),
+        groups.append(Group(gid, ops, group_root(g, ops), _kind(g, ms),
                             tuple(sorted({s.reasons[(i, c)] for i in ops for c in g.consumers(i) if (i, c) in s.reasons}))))
     decisions, verdicts = [], {}
     for e in sorted({(e.producer, e.consumer) for e in g.edges}):
@@ -226,18 +227,10 @@ def _why_not(s: _Search, a: frozenset[int], b: frozenset[int]) -> str:
     return f"refused: unprofitable (predicted {fmt_time(apart)} apart -> {fmt_time(merged)} fused)"
 
 
-def _root(g: DataflowGraph, ops: tuple[int, ...]) -> int:
-    for kinds in (MATRIX, {OpKind.REDUCTION}, {OpKind.PAD, OpKind.OPAQUE}):
-        for i in ops:
-            if g.ops[i].kind in kinds:
-                return i
-    return ops[-1]
-
-
 def _kind(g: IndexedGraph, ms: frozenset[int]) -> str:
     """`contraction+epilogue`, `reduction+multi-reduction+prologue+epilogue`, `elementwise`, ..."""
     ops = tuple(sorted(ms))
-    root = _root(g, ops)
+    root = group_root(g, ops)
     rk = g.ops[root].kind
     if rk not in MATRIX | {OpKind.REDUCTION, OpKind.PAD, OpKind.OPAQUE}:
         kinds = {g.ops[i].kind for i in ms}
