@@ -19,3 +19,4 @@ for var in ("HOME", "TMPDIR", "FUSION_OPT_CACHE"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "lit", "inputs")))
+config.substitutions.append(("%passes", os.path.join(os.path.dirname(config.test_source_root), "passes")))

@@ -47,6 +47,7 @@ class CompiledModel:
     output_names: tuple[str, ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
     fallbacks: tuple = ()                # backends.fallback.Fallback: groups IREE rejected, left to IREE
+    configs: tuple = ()                  # backends.lowering.TileConfig: tile sizes given to IREE (tile_sizes="cost")
     _runner: object = None
 
     @property
@@ -84,6 +85,8 @@ class CompiledModel:
             "timings_s": {k: round(v, 4) for k, v in self.timings.items()},
             "functions": [plan_to_json(p, g) for p, g in zip(self.plans, self.graphs)],
             "fallbacks": [{"group": f.group, "error": f.error} for f in self.fallbacks],
+            "tile_configs": [{"function": c.function, "group": c.group, "op": c.op, "loc": c.loc,
+                              "lowering_config": c.lowering_config(), "pipeline": c.pipeline} for c in self.configs],
         }
         if format == "json":
             return json.dumps(data, indent=2)
@@ -94,6 +97,7 @@ class CompiledModel:
                 f"{self.dispatch_count} IREE dispatches{pred}; "
                 + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()))
         fb = "".join(f"fallback: {f}\n" for f in self.fallbacks)
+        fb += "".join(f"tile config (applied): {c}\n" for c in self.configs)
         return head + "\n" + fb + "\n".join(plan_to_text(p, g) for p, g in zip(self.plans, self.graphs))
 
 
@@ -109,13 +113,16 @@ def _graph_io(proto: onnx.ModelProto) -> tuple[tuple[str, ...], tuple[str, ...]]
 
 
 def _compile(module, session, source_name: str, target: str, fusion: str,
-             extra_flags: Sequence[str], timings: dict[str, float], control: ControlSpec):
+             extra_flags: Sequence[str], timings: dict[str, float], control: ControlSpec,
+             tile_sizes: str = "iree"):
     from .backends.fallback import compile_with_fallback
+    from .backends.lowering import apply_tile_sizes, require_applied
 
     t0 = time.perf_counter()
     planned = plan_module(module, fusion, source_name, target, control=control)
     control.check_matched()
     write_regions(planned)
+    configs = apply_tile_sizes(planned, tile_sizes, target)
     timings["plan"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     # Weights of 1 KiB or more go to an .irpa archive (a 100 MB vmfb compiles slower and is copied
@@ -131,13 +138,19 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     timings["compile"] = time.perf_counter() - t0
     for fb in fallbacks:
         warnings.warn(f"{source_name}: {fb}", FallbackWarning, stacklevel=3)
-    return artifact, [p.plan for p in planned], [p.graph for p in planned], workdir, fallbacks
+    if configs:  # a config IREE dropped without a word is an error, not a slower model
+        failed = {f.group for f in fallbacks}
+        configs = [c for c in configs if c.group not in failed]
+        t0 = time.perf_counter()
+        require_applied(module, planned, configs, target, source_name)
+        timings["check_configs"] = time.perf_counter() - t0
+    return artifact, [p.plan for p in planned], [p.graph for p in planned], workdir, fallbacks, tuple(configs)
 
 
 def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = "llvm-cpu",
                  fusion: str = DEFAULT_FUSION, *, input_shapes: Mapping[str, Sequence[int]] | None = None,
                  extra_flags: Sequence[str] = (), fuse: Pins = (), no_fuse: Pins = (),
-                 max_fusions: int | None = None) -> CompiledModel:
+                 max_fusions: int | None = None, tile_sizes: str = "iree") -> CompiledModel:
     """Import an ONNX model, plan fusion, compile with IREE; returns a callable CompiledModel.
 
     `fusion`: "cost" (default: our planner, merges gated by the cost model of `target`), "greedy"
@@ -145,6 +158,9 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
     `fuse`: pins, each a list of op matchers (ONNX node name, `file:line[:col]`, op-name glob) that must
     end in one group; `no_fuse`: matchers of ops kept alone; `max_fusions`: stop after N merges.
     An illegal pin raises PlanError naming the rule; a matcher that matches nothing raises InputError.
+    `tile_sizes`: "iree" (default: IREE picks each dispatch's tiles), "cost": contraction roots get a
+    `compilation_info` from the target description (backends/lowering.py), checked after compiling
+    (CompileError if IREE dropped one); the applied configs are listed in `report()`.
     """
     control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True)
     timings: dict[str, float] = {}
@@ -153,16 +169,16 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
     name = str(model) if not isinstance(model, onnx.ModelProto) else (model.graph.name or "<model>")
     module, proto = import_onnx(model, session.context, input_shapes, source_name=name)
     timings["import"] = time.perf_counter() - t0
-    artifact, plans, graphs, workdir, fallbacks = _compile(module, session, name, target, fusion, extra_flags,
-                                                           timings, control)
+    artifact, plans, graphs, workdir, fallbacks, configs = _compile(
+        module, session, name, target, fusion, extra_flags, timings, control, tile_sizes)
     ins, outs = _graph_io(proto)
-    return _owning(CompiledModel(artifact, plans, graphs, fusion, target, ins, outs, timings, fallbacks),
-                   workdir)
+    return _owning(CompiledModel(artifact, plans, graphs, fusion, target, ins, outs, timings, fallbacks,
+                                 configs), workdir)
 
 
 def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusion: str = DEFAULT_FUSION, *,
                  extra_flags: Sequence[str] = (), fuse: Pins = (), no_fuse: Pins = (),
-                 max_fusions: int | None = None) -> CompiledModel:
+                 max_fusions: int | None = None, tile_sizes: str = "iree") -> CompiledModel:
     """Same as compile_onnx for a Linalg `.mlir` file path or MLIR text (IR attributes
     `fusion_opt.fuse = "tag"` / `fusion_opt.no_fuse` on ops pin and bar as well)."""
     control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True)
@@ -172,9 +188,10 @@ def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusio
     if "\n" not in text and Path(text).is_file():
         name, text = text, Path(text).read_text()
     module = parse_mlir(text, session.context, name)
-    artifact, plans, graphs, workdir, fallbacks = _compile(module, session, name, target, fusion, extra_flags,
-                                                           timings, control)
-    return _owning(CompiledModel(artifact, plans, graphs, fusion, target, (), (), timings, fallbacks), workdir)
+    artifact, plans, graphs, workdir, fallbacks, configs = _compile(
+        module, session, name, target, fusion, extra_flags, timings, control, tile_sizes)
+    return _owning(CompiledModel(artifact, plans, graphs, fusion, target, (), (), timings, fallbacks, configs),
+                   workdir)
 
 
 def _owning(model: CompiledModel, workdir: str) -> CompiledModel:

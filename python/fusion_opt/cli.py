@@ -16,7 +16,9 @@ from .errors import FusionOptError, InputError
 from .outputs import write_atomic
 from .pipelines import DEFAULT_FUSION, FUSION_MODES
 
-EMITS = ("linalg", "regions", "plan", "json", "dot", "vmfb")
+EMITS = ("linalg", "regions", "plan", "json", "dot", "vmfb", "transform")
+# What --tile-and-fuse may print besides the tiled IR (the default): the plan it follows, its script.
+TILE_EMITS = ("plan", "json", "dot", "transform")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,10 +34,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", default="host",
                    help="target for the cost model and the compile (see --list-targets)")
     p.add_argument("--list-targets", action="store_true", help="print the known targets and exit")
-    p.add_argument("--emit", default="regions", choices=EMITS,
-                   help="linalg: imported IR; regions: IR with flow.dispatch.region per group; "
+    p.add_argument("--emit", default=None, choices=EMITS,
+                   help="linalg: imported IR; regions (default): IR with flow.dispatch.region per group; "
                         "plan: readable plan; json: plan as JSON; dot: Graphviz graph, groups as clusters; "
-                        "vmfb: compiled IREE module (needs -o)")
+                        "vmfb: compiled IREE module (needs -o); transform: the tile-and-fuse transform "
+                        "script of the plan (replay it with --transform=)")
+    p.add_argument("--tile-and-fuse", action="store_true",
+                   help="print the Linalg tiled and fused per group (scf.forall), applied by a generated "
+                        "transform script (see --emit=transform)")
+    p.add_argument("--transform", default=None, metavar="SCRIPT.mlir",
+                   help="apply @__transform_main of a transform-dialect script (e.g. from --emit=transform, "
+                        "edited) to the input and print the result, instead of planning")
+    p.add_argument("--tile-sizes", default="iree", choices=("iree", "cost"),
+                   help="iree (default): IREE picks each dispatch's tile sizes; cost: contraction roots get a "
+                        "compilation_info from the target description, checked after compiling (--emit=vmfb)")
+    p.add_argument("--strategy", default=None, metavar="NAME",
+                   help="apply the library strategy passes/NAME.mlir (same as --transform=passes/NAME.mlir)")
     p.add_argument("--fuse", action="append", default=[], metavar="OPS",
                    help="pin: the comma-separated ops must end in one group (repeatable). An op is matched "
                         "by location (file:line, file:line:col, ONNX node name) or op-name glob ('*conv*')")
@@ -116,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
 
     from .fusion.control import ControlSpec
 
+    check_transform_options(args)
     data, name = read_input(args.input)
     args.control = ControlSpec.from_options(args.fuse, args.no_fuse, args.max_fusions)
     if args.emit == "vmfb" and args.output == "-":
@@ -136,6 +151,23 @@ def run(args: argparse.Namespace) -> int:
     result = process_mlir(text, name, args)
     write_result(result, args)
     return 0
+
+
+def check_transform_options(args: argparse.Namespace) -> None:
+    """Resolve the default --emit and refuse combinations with no meaning."""
+    script = args.transform or args.strategy
+    if args.transform and args.strategy:
+        raise InputError("give either --transform=SCRIPT or --strategy=NAME, not both")
+    if script and args.tile_and_fuse:
+        raise InputError("--tile-and-fuse applies the plan's own script; --transform/--strategy apply another: "
+                         "choose one")
+    if script and args.emit is not None:
+        raise InputError("--transform/--strategy print the transformed IR: drop --emit")
+    if args.tile_and_fuse and args.emit is not None and args.emit not in TILE_EMITS:
+        raise InputError(f"--tile-and-fuse prints the tiled IR (or --emit={'|'.join(TILE_EMITS)}); tiled loops "
+                         f"cannot be handed to IREE as dispatch regions (--emit={args.emit})")
+    if args.emit is None:
+        args.emit = "regions"
 
 
 def write_result(result, args: argparse.Namespace) -> None:

@@ -21,13 +21,48 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
     """Run the stages `--emit` asks for, and nothing more."""
     if args.emit == "linalg":
         return print_module(module, args)
+    if getattr(args, "transform", None) or getattr(args, "strategy", None):
+        return apply_user_script(module, source_name, args)
     planned = plan_module(module, args.fusion, source_name, args.target, control=getattr(args, "control", None))
     if args.emit in ("plan", "json", "dot"):
         return render_plans(planned, args.emit)
+    if args.emit == "transform":
+        from .transforms.tile_fuse import build_script, plan_tilings, script_text
+
+        tilings = plan_tilings(planned, args.target)
+        return script_text(planned, tilings, build_script(planned, tilings, module.context))
+    if getattr(args, "tile_and_fuse", False):
+        from .transforms.tile_fuse import tile_and_fuse
+
+        tile_and_fuse(module, planned, args.target, source_name)
+        return print_module(module, args)
     write_regions(planned)
+    from .backends.lowering import apply_tile_sizes
+
+    configs = apply_tile_sizes(planned, getattr(args, "tile_sizes", "iree"), args.target)
     if args.emit == "regions":
         return print_module(module, args)
-    return compile_and_save(module, session, source_name, args)
+    compile_and_save(module, session, source_name, args)
+    if configs:  # a config IREE dropped without a word is an error (the .vmfb is removed)
+        from .backends.lowering import require_applied
+
+        try:
+            require_applied(module, planned, configs, args.target, source_name)
+        except BaseException:
+            _remove_outputs(args.output)
+            raise
+    return None
+
+
+def apply_user_script(module: ir.Module, source_name: str, args: argparse.Namespace) -> str:
+    """`--transform=SCRIPT` / `--strategy=NAME`: apply the script's @__transform_main, print the result."""
+    from .transforms.interpreter import apply_script, load_script
+    from .transforms.strategies import strategy_path
+
+    path = args.transform or str(strategy_path(args.strategy))
+    script = load_script(path, module.context)
+    apply_script(module, script, source_name=source_name, script_name=path)
+    return print_module(module, args)
 
 
 def compile_and_save(module: ir.Module, session, source_name: str, args: argparse.Namespace) -> None:
@@ -49,6 +84,13 @@ def compile_and_save(module: ir.Module, session, source_name: str, args: argpars
         artifact.save(args.output)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _remove_outputs(path: str) -> None:
+    from pathlib import Path
+
+    for p in (Path(path), Path(path).with_suffix(".irpa")):
+        p.unlink(missing_ok=True)
 
 
 def render_plans(planned: list[PlannedFunction], fmt: str) -> str | dict:

@@ -33,6 +33,10 @@ class PlanError(FusionOptError):
     """A plan that violates a legality rule (e.g. a cycle between groups)."""
 
 
+class TransformError(FusionOptError):
+    """A transform-dialect script failed to apply (interpreter diagnostic, at the op's location)."""
+
+
 class CompileError(FusionOptError):
     """IREE rejected the module."""
 

@@ -1,7 +1,7 @@
 """Named pipeline stages shared by the CLI and the API: describe -> plan -> write dispatch regions."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .analysis.describe import describe_function
 from .analysis.opdesc import DataflowGraph
@@ -11,6 +11,7 @@ from .fusion import plan as make_plan
 from .fusion.control import ControlSpec, violations
 from .fusion.plan import FusionPlan
 from .ir import functions, ir
+from .rewrites.siblings import stack_siblings
 from .transforms.dispatch_regions import apply_plan
 
 FUSION_MODES = STRATEGY_NAMES
@@ -29,7 +30,10 @@ class PlannedFunction:
 
 def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: str = "host",
                 control: ControlSpec | None = None) -> list[PlannedFunction]:
-    """Describe and plan every function of `module` (pure after description; the IR is untouched).
+    """Describe and plan every function of `module`. The IR is untouched except by the `cost`
+    strategy's horizontal stacking of sibling matmuls (rewrites/siblings.py), taken only where the
+    cost model predicts a gain and never on pinned, barred or --max-fusions runs; every set found is
+    reported in the plan's notes, taken or not.
 
     Groups are priced with the cost model of `target` whatever the strategy, so plans compare.
     `control` carries the user's pins, barriers and merge cap; IR marks (`fusion_opt.fuse = "tag"`,
@@ -47,6 +51,13 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         graph, ops = describe_function(f, source_name)
         tags, barriers = read_marks(ops, graph)
         constraints = control.resolve(graph, tags, barriers)
+        rewrites: list[str] = []
+        if fusion == "cost" and constraints.max_fusions is None:
+            rewrites, changed = stack_siblings(graph, ops, desc, set(constraints.barriers).union(*constraints.pins))
+            if changed:  # op indices moved: describe and resolve the user's matchers again
+                graph, ops = describe_function(f, source_name)
+                tags, barriers = read_marks(ops, graph)
+                constraints = control.resolve(graph, tags, barriers)
         if fusion == "iree" and (constraints.pins or constraints.barriers):
             raise InputError("fusion pins and barriers need one of our planners, not --fusion=iree "
                              "(IREE forms its own dispatches)")
@@ -55,6 +66,8 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         if broken:
             raise PlanError(f"internal error: planner '{fusion}' did not obey the constraints on "
                             f"@{graph.function}: {'; '.join(broken)}")
+        if rewrites:
+            result = replace(result, notes=tuple(rewrites) + result.notes)
         out.append(PlannedFunction(graph, result, f, ops))
     return out
 

@@ -13,6 +13,13 @@
   ours vs 9.5 ms as IREE's matmul, 16->64 ch 1x1 at 55x55 1.3 ms vs 0.21 ms; ShuffleNet's grouped
   1x1 conv 1x4x68x14x14 4.0 ms vs 1.15 ms, its depthwise 3x3 0.82 ms vs 0.33 ms). IREE fuses the
   same epilogues (bias, BN, relu) into its dispatch, so nothing of ours is lost.
+- `lone-slice`: a group holding only `tensor.extract_slice`s. IREE turns a slice outside regions into
+  a view when it is contiguous (the stacked Q/K/V projections' slices, rewrites/siblings.py) and
+  otherwise copies it itself or folds it into its consumer; as a region of ours it is a copy dispatch.
+- `feeds-iree` (applied after the others, to a fixed point): a group of cheap data-movement ops
+  (broadcasts, fills, transposes, elementwise) whose every consumer was handed back. IREE fuses such
+  producers into its consumer's dispatch (a conv's bias broadcast becomes its init) or folds them at
+  compile time; kept as a region of ours, each is a dispatch of its own (AlexNet: 3 extra).
 Each handed-back group's ops go to `unplaced`, with the reason in the plan's notes.
 """
 from __future__ import annotations
@@ -85,11 +92,49 @@ def _h_conv_rewrite(graph: DataflowGraph, g: Group) -> str | None:
     return None
 
 
+SLICE_REASON = ("left to IREE: a slice alone, which IREE makes a view (contiguous) or folds into its consumer; "
+                "as a region of ours it would be a copy dispatch")
+
+
+def _h_lone_slice(graph: DataflowGraph, g: Group) -> str | None:
+    return SLICE_REASON if all(graph.ops[i].name == "tensor.extract_slice" for i in g.ops) else None
+
+
 HANDOFFS: tuple[Handoff, ...] = (
     Handoff("padded", "a result padded for a conv: IREE writes it into the padded buffer for free", _h_padded),
     Handoff("conv-rewrite", "1x1 and grouped/depthwise convs: IREE rewrites them (matmul, generalized) only "
             "outside our regions; measured 2.5-6x faster per dispatch", _h_conv_rewrite),
+    Handoff("lone-slice", "a slice alone: IREE makes it a view or folds it into its consumer", _h_lone_slice),
+    # `feeds-iree` is not a per-group check: it depends on what the rules above handed back (see
+    # hand_padded_groups_to_iree), so it is listed by name only.
 )
+
+
+FEEDS_REASON = ("left to IREE: every consumer is left to IREE, which fuses this cheap producer into their "
+                "dispatch or folds it (as a region of ours it would be a dispatch of its own)")
+_HEAVY = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.REDUCTION, OpKind.OPAQUE})
+
+
+def _through_reshapes(graph: DataflowGraph, i: int) -> set[int]:
+    """Consumers of op i, looking through metadata-only ops (reshapes), which no dispatch holds."""
+    out: set[int] = set()
+    todo = list(graph.consumers(i))
+    while todo:
+        c = todo.pop()
+        op = graph.ops[c]
+        if not op.dispatchable and op.kind is OpKind.INJECTIVE and op.flops == 0:
+            todo.extend(graph.consumers(c))
+        else:
+            out.add(c)
+    return out
+
+
+def _feeds_iree(graph: DataflowGraph, g: Group, handed_ops: set[int]) -> bool:
+    if any(graph.ops[i].kind in _HEAVY for i in g.ops):
+        return False
+    members = set(g.ops)
+    outside = set().union(*(_through_reshapes(graph, i) for i in g.ops)) - members
+    return bool(outside) and outside <= handed_ops
 
 
 def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
@@ -100,6 +145,16 @@ def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
     for g in plan.groups:
         why = None if pinned & set(g.ops) else next((r for h in HANDOFFS if (r := h.check(graph, g))), None)
         (handed.append((g, why)) if why else keep.append(g))
+    handed_ops = {i for g, _ in handed for i in g.ops}
+    changed = bool(handed)
+    while changed:
+        changed = False
+        for g in list(keep):
+            if not pinned & set(g.ops) and _feeds_iree(graph, g, handed_ops):
+                keep.remove(g)
+                handed.append((g, FEEDS_REASON))
+                handed_ops |= set(g.ops)
+                changed = True
     if not handed:
         return plan
     groups = tuple(replace(g, id=k) for k, g in enumerate(keep))

@@ -15,11 +15,23 @@ TORCH_TO_LINALG = (
     "builtin.module(torch-lower-to-backend-contract,func.func(torch-scalarize-shapes),"
     "torch-backend-to-linalg-on-tensors-backend-pipeline)"
 )
+# IREE's global optimization runs these before it forms dispatches, and the planner must see the ops
+# IREE would: unused results dropped (softmax's max lowers with an unused argmax) and weight
+# transposes folded into their matmul's indexing maps (a transpose left in a dispatch of its own
+# re-transposes the weights on every call).
+GLOBAL_OPT = ("builtin.module(iree-global-opt-erase-unused-linalg-operands,"
+              "func.func(iree-global-opt-propagate-linalg-transpose,canonicalize,cse))")
 # Exporters keep reduced dims (ReduceMean keepdims=1): the reduction then writes `(d0, d1, 0)`, which
-# IREE cannot fuse with its broadcasting consumers. Dropping unit dims (as IREE's own dispatch
-# creation does) turns LayerNorm into one row-wise multi-reduction group.
-FOLD_UNIT_DIMS = "builtin.module(func.func(iree-dispatch-creation-fold-unit-extent-dims-for-func,iree-dispatch-creation-bubble-up-expand-shapes,iree-dispatch-creation-sink-reshapes,canonicalize,cse))"
-
+# IREE cannot fuse with its broadcasting consumers. Dropping unit dims everywhere but the function
+# boundary (as IREE's own dispatch creation does) turns LayerNorm into one row-wise multi-reduction
+# group; the reshapes it leaves are moved to the edges, and softmax, now in one shape, is raised to
+# `linalg.softmax` (one dispatch in IREE; the per-function variant of the pass left a softmax on
+# [1, 1000] split by reshapes into four).
+FOLD_UNIT_DIMS = ("builtin.module(func.func(iree-dispatch-creation-fold-unit-extent-dims-for-func,"
+                  "iree-dispatch-creation-bubble-up-expand-shapes,iree-dispatch-creation-sink-reshapes,canonicalize,cse),"
+                  "func.func(iree-global-opt-generalize-linalg-named-ops),iree-dispatch-creation-fold-unit-extent-dims,"
+                  "func.func(canonicalize,cse,iree-global-opt-raise-special-ops,"
+                  "iree-dispatch-creation-bubble-up-expand-shapes,iree-dispatch-creation-sink-reshapes,canonicalize,cse))")
 
 
 def load_onnx(model: str | os.PathLike[str] | onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
@@ -119,6 +131,7 @@ def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Con
         node = bad[1][len('loc("'):-2] if bad[1].startswith('loc("') else bad[1]
         raise UnsupportedError(f"unsupported ONNX op '{bad[0]}' (node '{node}')", where)
     _run(module, TORCH_TO_LINALG, context, where)
+    _run(module, GLOBAL_OPT, context, where)
     _run(module, FOLD_UNIT_DIMS, context, where)
     return module, proto
 

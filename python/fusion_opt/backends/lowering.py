@@ -1,0 +1,271 @@
+"""Tile sizes to IREE: a `compilation_info` on each dispatch root, and a check that IREE applied it.
+
+Why: IREE picks a dispatch's tile sizes itself (KernelDispatch.cpp); a `compilation_info` attribute
+(lowering config + pipeline) on the root op of a `flow.dispatch.region` overrides that choice on
+llvm-cpu, and fused consumers follow it (shared/ARCHITECTURE.md). Several paths drop such a config
+without a word (the op is fused into another, the root IREE picks is a different op), so
+`check_applied` compiles to `executable-configurations` and compares what IREE will use with what
+was attached: a silently dropped config is an error there.
+
+Scope: contraction roots (linalg.matmul, batch_matmul and contraction generics): llvm-cpu with
+`DoubleTilingExpert`; cuda (`TileAndFuse`) and vulkan (`MatmulPromoteVectorize`) compile-only here,
+when their fixed thread layouts divide the loops. Convolutions (`ConvTileAndDecomposeExpert` needs
+decomposable tiles) and elementwise/reduction roots (IREE's elementwise fusion inside a region may
+replace the op carrying the attribute) keep IREE's choice.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..analysis.opdesc import OpDesc, OpKind
+from ..errors import CompileError
+from ..ir import ir
+
+if TYPE_CHECKING:
+    from ..cost.targets import TargetDesc
+    from ..pipelines import PlannedFunction
+
+TILE_SIZE_MODES = ("iree", "cost")
+
+
+@dataclass(frozen=True)
+class TileConfig:
+    """The tile sizes of one dispatch root, per loop of the root op (0 = not tiled at that level)."""
+
+    function: str
+    group: int
+    op: int
+    loc: str                              # the root op's location, as in the plan
+    distribution: tuple[int, ...]         # workgroup tile
+    vector_parallel: tuple[int, ...]      # register (CPU) / thread (GPU) tile of the parallel loops
+    vector_reduction: tuple[int, ...]     # register tile (CPU) / K step (GPU) of the reduction loops
+    pipeline: str = "DoubleTilingExpert"
+    backend: str = "cpu"                  # cpu | cuda | spirv: which attribute dialect says it
+    workgroup_size: tuple[int, ...] = ()  # GPU threads per workgroup (x, y, z)
+    reason: str = ""
+
+    def lowering_config(self) -> str:
+        if self.backend == "cuda":
+            return (f"#iree_gpu.lowering_config<{{reduction = {_ints(self.vector_reduction)}, "
+                    f"thread = {_ints(self.vector_parallel)}, workgroup = {_ints(self.distribution)}}}>")
+        if self.backend == "spirv":
+            tiles = [d or r for d, r in zip(self.distribution, self.vector_reduction)]
+            return f"#iree_codegen.lowering_config<tile_sizes = [{_ints(tiles)}]>"
+        return (f"#iree_cpu.lowering_config<distribution = {_ints(self.distribution)}, "
+                f"vector_common_parallel = {_ints(self.vector_parallel)}, "
+                f"vector_reduction = {_ints(self.vector_reduction)}>")
+
+    def translation_info(self) -> str:
+        if self.backend == "cuda":
+            return (f"#iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<{self.pipeline}> "
+                    f"workgroup_size = {_ints(self.workgroup_size)} subgroup_size = 32>")
+        if self.backend == "spirv":
+            return (f"#iree_codegen.translation_info<pipeline = #iree_gpu.spirv_pipeline<{self.pipeline}> "
+                    f"workgroup_size = {_ints(self.workgroup_size)}, {{pipeline_depth = 1 : i64, store_stage = 1 : i64}}>")
+        return f"#iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<{self.pipeline}>>"
+
+    def compilation_info(self) -> str:
+        return (f"#iree_codegen.compilation_info<lowering_config = {self.lowering_config()}, "
+                f"translation_info = {self.translation_info()}>")
+
+    def __str__(self) -> str:
+        inner = "vector" if self.backend == "cpu" else "thread"
+        wg = f", workgroup size {list(self.workgroup_size)}" if self.workgroup_size else ""
+        return (f"@{self.function} group {self.group} op {self.op} ({self.loc}): distribution "
+                f"{list(self.distribution)}, {inner} {list(self.vector_parallel)} / {list(self.vector_reduction)}"
+                f"{wg} ({self.pipeline})")
+
+
+def _ints(xs: Sequence[int]) -> str:
+    return "[" + ", ".join(str(x) for x in xs) + "]"
+
+
+def _divisor_at_most(n: int, cap: int, multiple: int = 1) -> int | None:
+    """Largest divisor of n not above cap that is a multiple of `multiple` (None if there is none)."""
+    return next((d for d in range(max(1, min(n, cap)), 0, -1) if n % d == 0 and d % multiple == 0), None)
+
+
+def _mnk(op: OpDesc) -> tuple[list[int], int, int, list[int]] | None:
+    """(parallel loops, M loop, N loop, reduction loops) of a contraction, or None."""
+    if op.kind is not OpKind.CONTRACTION:
+        return None
+    par = [d for d, it in enumerate(op.iterator_types) if it == "parallel"]
+    red = [d for d, it in enumerate(op.iterator_types) if it == "reduction"]
+    return (par, par[-2], par[-1], red) if len(par) >= 2 and red else None
+
+
+def contraction_config(function: str, group: int, op: OpDesc, target: TargetDesc) -> TileConfig | None:
+    """CPU (DoubleTilingExpert). Workgroup tile: `matmul_tile` on the two innermost parallel loops
+    (M, N; divisors of their ranges), 1 on batch loops, split until there is a workgroup per core.
+    Register tile: 8 rows x one vector of f32 lanes (8 accumulators of `target.registers` stay in
+    registers), K by 1."""
+    loops = _mnk(op)
+    if loops is None or target.kind != "cpu":
+        return None
+    par, m, n, _ = loops
+    ranges = op.loop_ranges
+    dist = [0] * len(ranges)
+    for d in par:
+        dist[d] = 1
+    dist[m] = _divisor_at_most(ranges[m], target.matmul_tile)
+    dist[n] = _divisor_at_most(ranges[n], target.matmul_tile)
+    for d in (m, n):  # a workgroup per core where the space allows
+        while _groups(ranges, dist) < target.cores and dist[d] > 1:
+            dist[d] = _divisor_at_most(ranges[d], dist[d] - 1)
+    lanes = target.lanes_f32
+    vec = [0] * len(ranges)
+    for d in par:
+        vec[d] = 1
+    vec[m] = _divisor_at_most(dist[m], min(8, max(1, target.registers // 2)))
+    vec[n] = _divisor_at_most(dist[n], lanes)
+    red = [1 if it == "reduction" else 0 for it in op.iterator_types]
+    return TileConfig(function, group, op.index, op.loc, tuple(dist), tuple(vec), tuple(red),
+                      reason=f"matmul_tile {target.matmul_tile}, {target.cores} cores, {lanes} f32 lanes")
+
+
+def gpu_contraction_config(function: str, group: int, op: OpDesc, target: TargetDesc,
+                           backend: str) -> TileConfig | None:
+    """GPU, compile-only here. cuda (TileAndFuse): each thread computes 1 x 4 outputs (one 128-bit
+    vector), a workgroup 16 x 64 (128 threads, 4 warps), K by 16. spirv (MatmulPromoteVectorize): a
+    32 x 32 workgroup tile of 8 x 32 threads, K by 16. Only when the tiles divide the loop ranges
+    (otherwise IREE's choice is kept)."""
+    loops = _mnk(op)
+    if loops is None or target.kind != "gpu":
+        return None
+    par, m, n, red = loops
+    ranges = op.loop_ranges
+    vec_n = max(1, target.vector_bits // 32)
+    caps = (16, 64, 16) if backend == "cuda" else (32, 32, 16)
+    wm = _divisor_at_most(ranges[m], caps[0])
+    wn = _divisor_at_most(ranges[n], caps[1], vec_n)
+    k = _divisor_at_most(ranges[red[-1]], caps[2], 4)
+    if None in (wm, wn, k) or (backend == "spirv" and (wm, wn) != (32, 32)):
+        return None
+    dist, thread, kstep = [0] * len(ranges), [0] * len(ranges), [0] * len(ranges)
+    for d in par:
+        dist[d], thread[d] = 1, 1
+    dist[m], dist[n], thread[n], kstep[red[-1]] = wm, wn, vec_n, k
+    if backend == "cuda":
+        size, pipeline = (wn // vec_n, wm, 1), "TileAndFuse"
+    else:
+        size, pipeline = (wn // vec_n, wm, 1), "MatmulPromoteVectorize"
+        thread[m] = 1
+    if size[0] * size[1] > target.max_workgroup_size:
+        return None
+    return TileConfig(function, group, op.index, op.loc, tuple(dist), tuple(thread), tuple(kstep), pipeline,
+                      backend, size, reason=f"{vec_n}-wide vectors per thread, {size[0] * size[1]} threads")
+
+
+def _groups(ranges: Sequence[int], dist: Sequence[int]) -> int:
+    return math.prod(math.ceil(r / t) for r, t in zip(ranges, dist) if t)
+
+
+def choose_configs(planned: Sequence[PlannedFunction], target_name: str) -> list[TileConfig]:
+    """One TileConfig per group whose root we know how to configure (see the module docstring)."""
+    from ..cost import get_target_desc
+
+    from .targets import get_target
+
+    desc = get_target_desc(target_name)
+    driver = get_target(target_name).driver
+    out = []
+    for pf in planned:
+        for g in pf.plan.groups:
+            op = pf.graph.ops[g.root]
+            if driver.startswith("local"):
+                cfg = contraction_config(pf.graph.function, g.id, op, desc)
+            else:
+                cfg = gpu_contraction_config(pf.graph.function, g.id, op, desc,
+                                             "cuda" if driver == "cuda" else "spirv")
+            if cfg is not None:
+                out.append(cfg)
+    return out
+
+
+def attach_configs(planned: Sequence[PlannedFunction], configs: Sequence[TileConfig]) -> None:
+    """Set `compilation_info` on each configured root op (call after the regions are written)."""
+    by_key = {(p.graph.function, i): op for p in planned for i, op in enumerate(p.ops)}
+    for c in configs:
+        op = by_key[(c.function, c.op)]
+        op.attributes["compilation_info"] = ir.Attribute.parse(c.compilation_info(), op.context)
+
+
+def apply_tile_sizes(planned: Sequence[PlannedFunction], mode: str, target: str) -> list[TileConfig]:
+    """`mode` "cost": choose and attach a config per configurable root; "iree": IREE's choice (none)."""
+    if mode not in TILE_SIZE_MODES:
+        raise ValueError(f"unknown tile-size mode '{mode}' (choose from {', '.join(TILE_SIZE_MODES)})")
+    if mode == "iree":
+        return []
+    configs = choose_configs(planned, target)
+    attach_configs(planned, configs)
+    return configs
+
+
+def executable_configurations(module: ir.Module, target: str, extra_flags: tuple[str, ...] = (),
+                              source_name: str = "<input>") -> list[tuple[str, str, str]]:
+    """(op location, lowering_config, translation_info) of every configured op IREE will compile,
+    from a compile stopped at `executable-configurations` (the module is not modified)."""
+    from . import _capi
+    from .compile import _private_copy, _raise_if_failed
+    from .targets import get_target
+
+    cs, m2 = _private_copy(module, (*get_target(target).flags, *extra_flags), source_name)
+    try:
+        with _capi.DiagnosticInvocation(cs) as inv:
+            inv.import_module(m2.operation)
+            inv.set_compile_to("executable-configurations")
+            _raise_if_failed(inv, source_name, inv.execute())
+        found: list[tuple[str, str, str]] = []
+        translation: dict[str, str] = {}
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            attrs = op.attributes
+            if op.name == "func.func" and "translation_info" in attrs:
+                translation["current"] = str(attrs["translation_info"])
+            if "lowering_config" in attrs:
+                found.append((str(op.location), str(attrs["lowering_config"]), translation.get("current", "")))
+            return ir.WalkResult.ADVANCE
+
+        m2.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+        return found
+    finally:
+        cs.close()
+
+
+def check_applied(module: ir.Module, configs: Sequence[TileConfig], target: str, locs: dict[tuple[str, int], str],
+                  extra_flags: tuple[str, ...] = ()) -> list[str]:
+    """Problems with the attached configs: each must reach IREE's executable configuration unchanged,
+    on an op at the root's location and with its pipeline. Returns [] when all were applied.
+    `locs` maps (function, op index) to the root op's printed location (see `op_locations`)."""
+    if not configs:
+        return []
+    found = executable_configurations(module, target, extra_flags)
+    problems = []
+    for c in configs:
+        core = locs[(c.function, c.op)].removeprefix("loc(").removesuffix(")")
+        # outlined into an executable, the op's location becomes `callsite(<its loc> at <function>)`
+        here = [(lc, ti) for where, lc, ti in found
+                if where == f"loc({core})" or where.startswith(f"loc(callsite({core} at ")]
+        want = c.lowering_config()
+        if not any(lc == want for lc, _ in here):
+            got = ", ".join(lc for lc, _ in here) or "no configured op at that location"
+            problems.append(f"{c}: dropped by IREE (it uses {got})")
+        elif not any(f"<{c.pipeline}>" in ti for lc, ti in here if lc == want):
+            problems.append(f"{c}: IREE compiles it with another pipeline")
+    return problems
+
+
+def op_locations(planned: Sequence[PlannedFunction]) -> dict[tuple[str, int], str]:
+    return {(p.graph.function, i): str(op.location) for p in planned for i, op in enumerate(p.ops)}
+
+
+def require_applied(module: ir.Module, planned: Sequence[PlannedFunction], configs: Sequence[TileConfig], target: str,
+                    source_name: str = "<input>") -> None:
+    """`check_applied`, raising CompileError on the first dropped config."""
+    problems = check_applied(module, configs, target, op_locations(planned))
+    if problems:
+        raise CompileError(f"tile sizes not applied: {problems[0]}"
+                           + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""), source_name)

@@ -1,0 +1,1 @@
+"""IR rewrites chosen by the cost model before planning (they change which ops exist, not how they group)."""
