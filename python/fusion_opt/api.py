@@ -48,6 +48,8 @@ class CompiledModel:
     timings: dict[str, float] = field(default_factory=dict)
     fallbacks: tuple = ()                # backends.fallback.Fallback: groups IREE rejected, left to IREE
     configs: tuple = ()                  # backends.lowering.TileConfig: tile sizes given to IREE (tile_sizes="cost")
+    strategies: tuple = ()               # (dispatch, codegen sequence): library strategies IREE used (codegen_strategies)
+    strategies_dropped: str | None = None  # why codegen_strategies were not used (IREE failed with them)
     _runner: object = None
 
     @property
@@ -87,6 +89,8 @@ class CompiledModel:
             "fallbacks": [{"group": f.group, "error": f.error} for f in self.fallbacks],
             "tile_configs": [{"function": c.function, "group": c.group, "op": c.op, "loc": c.loc,
                               "lowering_config": c.lowering_config(), "pipeline": c.pipeline} for c in self.configs],
+            "codegen_strategies": [{"dispatch": d, "strategy": s} for d, s in self.strategies],
+            "codegen_strategies_dropped": self.strategies_dropped,
         }
         if format == "json":
             return json.dumps(data, indent=2)
@@ -98,6 +102,9 @@ class CompiledModel:
                 + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()))
         fb = "".join(f"fallback: {f}\n" for f in self.fallbacks)
         fb += "".join(f"tile config (applied): {c}\n" for c in self.configs)
+        fb += "".join(f"codegen strategy: @{d} -> @{s}\n" for d, s in self.strategies)
+        if self.strategies_dropped:
+            fb += f"codegen strategies not used: IREE failed with them ({self.strategies_dropped})\n"
         return head + "\n" + fb + "\n".join(plan_to_text(p, g) for p, g in zip(self.plans, self.graphs))
 
 
@@ -114,10 +121,12 @@ def _graph_io(proto: onnx.ModelProto) -> tuple[tuple[str, ...], tuple[str, ...]]
 
 def _compile(module, session, source_name: str, target: str, fusion: str,
              extra_flags: Sequence[str], timings: dict[str, float], control: ControlSpec,
-             tile_sizes: str = "iree"):
-    from .backends.fallback import compile_with_fallback
-    from .backends.lowering import apply_tile_sizes, require_applied
+             tile_sizes: str = "iree", codegen_strategies: bool = False):
+    from .backends.fallback import compile_with_strategies
+    from .backends.lowering import apply_tile_sizes, dispatch_pipelines, require_applied
+    from .transforms.strategies import applied_strategies, codegen_flags
 
+    strategy_flags = codegen_flags(target) if codegen_strategies else ()
     t0 = time.perf_counter()
     planned = plan_module(module, fusion, source_name, target, control=control)
     control.check_matched()
@@ -129,8 +138,8 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     # on load); the CompiledModel owns the temporary folder and removes it when it is collected.
     workdir = tempfile.mkdtemp(prefix="fusion-opt-")
     try:
-        artifact, fallbacks = compile_with_fallback(
-            module, session, target, extra_flags=tuple(extra_flags),
+        artifact, fallbacks, dropped = compile_with_strategies(
+            module, session, target, extra_flags=tuple(extra_flags), strategy_flags=strategy_flags,
             params_path=Path(workdir) / "weights.irpa", source_name=source_name)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -138,60 +147,76 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     timings["compile"] = time.perf_counter() - t0
     for fb in fallbacks:
         warnings.warn(f"{source_name}: {fb}", FallbackWarning, stacklevel=3)
+    if dropped:
+        warnings.warn(f"{source_name}: codegen strategies not used, IREE failed with them ({dropped})",
+                      FallbackWarning, stacklevel=3)
+        strategy_flags = ()
+    extra_flags = (*extra_flags, *strategy_flags)
     if configs:  # a config IREE dropped without a word is an error, not a slower model
         failed = {f.group for f in fallbacks}
         configs = [c for c in configs if c.group not in failed]
         t0 = time.perf_counter()
-        require_applied(module, planned, configs, target, source_name)
+        require_applied(module, planned, configs, target, source_name, tuple(extra_flags))
         timings["check_configs"] = time.perf_counter() - t0
-    return artifact, [p.plan for p in planned], [p.graph for p in planned], workdir, fallbacks, tuple(configs)
+    strategies: list[tuple[str, str]] = []
+    if strategy_flags:  # which dispatches the library matched (the rest keep IREE's pipelines)
+        t0 = time.perf_counter()
+        strategies = applied_strategies(dispatch_pipelines(module, target, tuple(extra_flags), source_name))
+        timings["check_strategies"] = time.perf_counter() - t0
+    return (artifact, [p.plan for p in planned], [p.graph for p in planned], workdir, fallbacks, tuple(configs),
+            (tuple(strategies), dropped))
 
 
 def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = "llvm-cpu",
                  fusion: str = DEFAULT_FUSION, *, input_shapes: Mapping[str, Sequence[int]] | None = None,
                  extra_flags: Sequence[str] = (), fuse: Pins = (), no_fuse: Pins = (),
-                 max_fusions: int | None = None, tile_sizes: str = "iree") -> CompiledModel:
+                 max_fusions: int | None = None, tile_sizes: str = "iree",
+                 disable_patterns: Sequence[str] = (), codegen_strategies: bool = False) -> CompiledModel:
     """Import an ONNX model, plan fusion, compile with IREE; returns a callable CompiledModel.
 
     `fusion`: "cost" (default: our planner, merges gated by the cost model of `target`), "greedy"
     (the same legality without the cost gate), "iree" (IREE's own dispatch formation), "none" (one op each).
     `fuse`: pins, each a list of op matchers (ONNX node name, `file:line[:col]`, op-name glob) that must
-    end in one group; `no_fuse`: matchers of ops kept alone; `max_fusions`: stop after N merges.
+    end in one group; `no_fuse`: matchers of ops kept alone; `max_fusions`: stop after N merges;
+    `disable_patterns`: pattern registry names to switch off (`fusion_opt.patterns.PATTERN_NAMES`).
     An illegal pin raises PlanError naming the rule; a matcher that matches nothing raises InputError.
     `tile_sizes`: "iree" (default: IREE picks each dispatch's tiles), "cost": contraction roots get a
     `compilation_info` from the target description (backends/lowering.py), checked after compiling
     (CompileError if IREE dropped one); the applied configs are listed in `report()`.
+    `codegen_strategies` (llvm-cpu): dispatches of the library's shapes are compiled by the transform
+    sequences of passes/codegen/llvm_cpu.mlir instead of IREE's pipelines; `report()` lists which.
     """
-    control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True)
+    control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True, disable_patterns=disable_patterns)
     timings: dict[str, float] = {}
     session = new_session()
     t0 = time.perf_counter()
     name = str(model) if not isinstance(model, onnx.ModelProto) else (model.graph.name or "<model>")
     module, proto = import_onnx(model, session.context, input_shapes, source_name=name)
     timings["import"] = time.perf_counter() - t0
-    artifact, plans, graphs, workdir, fallbacks, configs = _compile(
-        module, session, name, target, fusion, extra_flags, timings, control, tile_sizes)
+    artifact, plans, graphs, workdir, fallbacks, configs, (strategies, dropped) = _compile(
+        module, session, name, target, fusion, extra_flags, timings, control, tile_sizes, codegen_strategies)
     ins, outs = _graph_io(proto)
     return _owning(CompiledModel(artifact, plans, graphs, fusion, target, ins, outs, timings, fallbacks,
-                                 configs), workdir)
+                                 configs, strategies, dropped), workdir)
 
 
 def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusion: str = DEFAULT_FUSION, *,
                  extra_flags: Sequence[str] = (), fuse: Pins = (), no_fuse: Pins = (),
-                 max_fusions: int | None = None, tile_sizes: str = "iree") -> CompiledModel:
+                 max_fusions: int | None = None, tile_sizes: str = "iree",
+                 disable_patterns: Sequence[str] = (), codegen_strategies: bool = False) -> CompiledModel:
     """Same as compile_onnx for a Linalg `.mlir` file path or MLIR text (IR attributes
     `fusion_opt.fuse = "tag"` / `fusion_opt.no_fuse` on ops pin and bar as well)."""
-    control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True)
+    control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True, disable_patterns=disable_patterns)
     timings: dict[str, float] = {}
     session = new_session()
     text, name = str(source), "<string>"
     if "\n" not in text and Path(text).is_file():
         name, text = text, Path(text).read_text()
     module = parse_mlir(text, session.context, name)
-    artifact, plans, graphs, workdir, fallbacks, configs = _compile(
-        module, session, name, target, fusion, extra_flags, timings, control, tile_sizes)
-    return _owning(CompiledModel(artifact, plans, graphs, fusion, target, (), (), timings, fallbacks, configs),
-                   workdir)
+    artifact, plans, graphs, workdir, fallbacks, configs, (strategies, dropped) = _compile(
+        module, session, name, target, fusion, extra_flags, timings, control, tile_sizes, codegen_strategies)
+    return _owning(CompiledModel(artifact, plans, graphs, fusion, target, (), (), timings, fallbacks, configs,
+                                 strategies, dropped), workdir)
 
 
 def _owning(model: CompiledModel, workdir: str) -> CompiledModel:

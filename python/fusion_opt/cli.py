@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -48,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tile-sizes", default="iree", choices=("iree", "cost"),
                    help="iree (default): IREE picks each dispatch's tile sizes; cost: contraction roots get a "
                         "compilation_info from the target description, checked after compiling (--emit=vmfb)")
+    p.add_argument("--codegen-strategies", action="store_true",
+                   help="with --emit=vmfb on llvm-cpu: dispatches of the strategy library's shapes are "
+                        "compiled by the transform sequences of passes/codegen/llvm_cpu.mlir (IREE's "
+                        "--iree-codegen-transform-dialect-library) instead of IREE's pipelines")
     p.add_argument("--strategy", default=None, metavar="NAME",
                    help="apply the library strategy passes/NAME.mlir (same as --transform=passes/NAME.mlir)")
     p.add_argument("--fuse", action="append", default=[], metavar="OPS",
@@ -55,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "by location (file:line, file:line:col, ONNX node name) or op-name glob ('*conv*')")
     p.add_argument("--no-fuse", action="append", default=[], metavar="OPS",
                    help="barrier: each matched op is kept alone in its own group (repeatable)")
+    p.add_argument("--list-patterns", action="store_true", help="print the pattern registry and exit")
+    p.add_argument("--disable-pattern", action="append", default=[], metavar="NAME",
+                   help="switch a pattern off (repeatable): a rewrite is not applied, a grouping pattern's "
+                        "ops are kept apart (see --list-patterns)")
     p.add_argument("--max-fusions", type=non_negative, default=None, metavar="N",
                    help="stop after N merges (bisect a bad fusion: the first N that pass is good)")
     p.add_argument("--split-input-file", action="store_true",
@@ -127,12 +136,17 @@ def run(args: argparse.Namespace) -> int:
     if args.list_targets:
         write_atomic(args.output, list_targets())
         return 0
+    if args.list_patterns:
+        from .patterns import list_patterns
+        write_atomic(args.output, list_patterns() + "\n")
+        return 0
 
     from .fusion.control import ControlSpec
 
     check_transform_options(args)
     data, name = read_input(args.input)
-    args.control = ControlSpec.from_options(args.fuse, args.no_fuse, args.max_fusions)
+    args.control = ControlSpec.from_options(args.fuse, args.no_fuse, args.max_fusions,
+                                            disable_patterns=args.disable_pattern)
     if args.emit == "vmfb" and args.output == "-":
         raise InputError("--emit=vmfb writes a binary module: give an output file with -o")
     shapes = parse_input_shapes(args.input_shape)
@@ -168,6 +182,8 @@ def check_transform_options(args: argparse.Namespace) -> None:
                          f"cannot be handed to IREE as dispatch regions (--emit={args.emit})")
     if args.emit is None:
         args.emit = "regions"
+    if getattr(args, "codegen_strategies", False) and args.emit != "vmfb":
+        raise InputError("--codegen-strategies changes how IREE compiles dispatches: use it with --emit=vmfb")
 
 
 def write_result(result, args: argparse.Namespace) -> None:
@@ -180,6 +196,8 @@ def write_result(result, args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if not args.debug:  # a library's Python warning (the ONNX importer's) would break the one-line contract
+        warnings.simplefilter("ignore")
     try:
         return run(args)
     except FusionOptError as e:

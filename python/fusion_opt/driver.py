@@ -47,7 +47,7 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
         from .backends.lowering import require_applied
 
         try:
-            require_applied(module, planned, configs, args.target, source_name)
+            require_applied(module, planned, configs, args.target, source_name, codegen_flags(args))
         except BaseException:
             _remove_outputs(args.output)
             raise
@@ -65,6 +65,15 @@ def apply_user_script(module: ir.Module, source_name: str, args: argparse.Namesp
     return print_module(module, args)
 
 
+def codegen_flags(args: argparse.Namespace) -> tuple[str, ...]:
+    """The IREE flags of `--codegen-strategies` (none without it)."""
+    if not getattr(args, "codegen_strategies", False):
+        return ()
+    from .transforms.strategies import codegen_flags as library_flags
+
+    return library_flags(args.target)
+
+
 def compile_and_save(module: ir.Module, session, source_name: str, args: argparse.Namespace) -> None:
     """Compile and write OUT.vmfb (+ OUT.irpa with the weights of 1 KiB or more). Returns None: written."""
     import shutil
@@ -73,14 +82,19 @@ def compile_and_save(module: ir.Module, session, source_name: str, args: argpars
 
     import sys
 
-    from .backends.fallback import compile_with_fallback
+    from .backends.fallback import compile_with_strategies
 
     workdir = tempfile.mkdtemp(prefix="fusion-opt-")
     try:
-        artifact, fallbacks = compile_with_fallback(module, session, args.target,
-                                                    params_path=Path(workdir) / "w.irpa", source_name=source_name)
+        artifact, fallbacks, dropped = compile_with_strategies(
+            module, session, args.target, strategy_flags=codegen_flags(args),
+            params_path=Path(workdir) / "w.irpa", source_name=source_name)
         for fb in fallbacks:
             print(f"{source_name}: warning: {fb}", file=sys.stderr)
+        if dropped:
+            args.codegen_strategies = False  # the config check below must not assume them
+            print(f"{source_name}: warning: codegen strategies not used, IREE failed with them ({dropped})",
+                  file=sys.stderr)
         artifact.save(args.output)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -11,6 +11,10 @@ from .fusion import plan as make_plan
 from .fusion.control import ControlSpec, violations
 from .fusion.plan import FusionPlan
 from .ir import functions, ir
+from .patterns import PATTERN_NAMES
+from .patterns import get as get_pattern
+from .patterns import hits as pattern_hits
+from .patterns.conv_bn import fold_conv_bn
 from .rewrites.siblings import stack_siblings
 from .transforms.dispatch_regions import apply_plan
 
@@ -31,9 +35,10 @@ class PlannedFunction:
 def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: str = "host",
                 control: ControlSpec | None = None) -> list[PlannedFunction]:
     """Describe and plan every function of `module`. The IR is untouched except by the `cost`
-    strategy's horizontal stacking of sibling matmuls (rewrites/siblings.py), taken only where the
-    cost model predicts a gain and never on pinned, barred or --max-fusions runs; every set found is
-    reported in the plan's notes, taken or not.
+    strategy's rewrite patterns (patterns/__init__.py): Conv-BN folding, and horizontal stacking of
+    sibling matmuls where the cost model predicts a gain (every set is reported in the plan's notes,
+    taken or not); never on pinned, barred or --max-fusions runs, nor for disabled patterns. Pattern
+    hits are recorded in `plan.patterns`; a disabled grouping pattern bars its ops from merging.
 
     Groups are priced with the cost model of `target` whatever the strategy, so plans compare.
     `control` carries the user's pins, barriers and merge cap; IR marks (`fusion_opt.fuse = "tag"`,
@@ -52,12 +57,29 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         tags, barriers = read_marks(ops, graph)
         constraints = control.resolve(graph, tags, barriers)
         rewrites: list[str] = []
+        applied: dict[str, int] = {}
+        off = set(control.disabled_patterns)
         if fusion == "cost" and constraints.max_fusions is None:
-            rewrites, changed = stack_siblings(graph, ops, desc, set(constraints.barriers).union(*constraints.pins))
-            if changed:  # op indices moved: describe and resolve the user's matchers again
-                graph, ops = describe_function(f, source_name)
-                tags, barriers = read_marks(ops, graph)
-                constraints = control.resolve(graph, tags, barriers)
+            for name in ("conv-bn", "sibling-matmuls"):
+                if name in off:
+                    continue
+                skip = set(constraints.barriers).union(*constraints.pins)
+                if name == "conv-bn":
+                    folded = fold_conv_bn(graph, ops, skip)
+                    applied[name], changed = len(folded), bool(folded)
+                else:
+                    notes, changed = stack_siblings(graph, ops, desc, skip)
+                    rewrites += notes
+                    applied[name] = len(notes)  # sets found; the notes say which were stacked and why
+                if changed:  # op indices moved: describe and resolve the user's matchers again
+                    graph, ops = describe_function(f, source_name)
+                    tags, barriers = read_marks(ops, graph)
+                    constraints = control.resolve(graph, tags, barriers)
+        found = pattern_hits(graph, off | set(applied))
+        barred = {i for p in PATTERN_NAMES if p in off and not get_pattern(p).rewrite
+                  for hit in get_pattern(p).find(graph) for i in hit}
+        if barred:  # a disabled grouping pattern: its ops stay apart, to measure what it buys
+            constraints = replace(constraints, barriers=constraints.barriers | frozenset(barred))
         if fusion == "iree" and (constraints.pins or constraints.barriers):
             raise InputError("fusion pins and barriers need one of our planners, not --fusion=iree "
                              "(IREE forms its own dispatches)")
@@ -66,8 +88,9 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         if broken:
             raise PlanError(f"internal error: planner '{fusion}' did not obey the constraints on "
                             f"@{graph.function}: {'; '.join(broken)}")
-        if rewrites:
-            result = replace(result, notes=tuple(rewrites) + result.notes)
+        counts = {**applied, **{k: len(v) for k, v in found.items()}}
+        result = replace(result, notes=tuple(rewrites) + result.notes,
+                         patterns=tuple((p, counts[p]) for p in PATTERN_NAMES if p in counts))
         out.append(PlannedFunction(graph, result, f, ops))
     return out
 

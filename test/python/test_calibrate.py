@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ from fusion_opt.bench import calibrate as bench_cal
 from fusion_opt.bench.cli import parse_args
 from fusion_opt.cost import estimate, get_target_desc, view_of_ops, with_calibration
 from fusion_opt.cost.calibrate import (Sample, accuracy, constants_of, default_params, fit, get_value, kendall_tau,
-                                       log_loss, predict, rel_errors, summarize)
+                                       log_loss, predict, rel_errors, summarize, with_sources)
 from fusion_opt.cost.model import efficiency_key
 
 
@@ -45,30 +46,46 @@ def conv(i, c, f, hw, kh):
                   (-1, -2, None), 2, flops=2 * f * hw * hw * c * kh * kh)
 
 
+def masked_ew(i, rows, width):
+    """A broadcast-free elementwise op over (rows, width): width 14 is not a multiple of the 4 f32 lanes
+    of cpu-generic's 128-bit vectors, so its loop runs with masked vectors."""
+    return replace(ew(i, (rows, width)), kind=OpKind.ELEMENTWISE)
+
+
 def synthetic(truth, rng, noise=0.05):
     views = [view_of_ops([ew(0, (n,))]) for n in (256, 4096, 1 << 16, 1 << 19, 1 << 21, 1 << 23)]
     views += [view_of_ops([matmul(0, m, m, m)]) for m in (32, 64, 128, 256, 384, 512)]
-    views += [view_of_ops([conv(0, c, f, hw, k)]) for c, f, hw, k in ((16, 32, 28, 3), (32, 64, 14, 3),
-                                                                     (64, 64, 28, 1), (128, 32, 14, 1))]
+    views += [view_of_ops([conv(0, c, f, hw, k)]) for c, f, hw, k in ((16, 32, 28, 3), (32, 64, 16, 3),
+                                                                     (64, 64, 28, 1), (128, 32, 16, 1))]
+    # scalar convs (vector tiles not dividing 14/7-wide rows), masked rows, tiny dispatches
+    views += [view_of_ops([conv(0, c, f, hw, k)]) for c, f, hw, k in ((128, 128, 14, 1), (64, 96, 14, 3),
+                                                                     (256, 64, 7, 1))]
+    views += [view_of_ops([masked_ew(0, r, 14)]) for r in (64, 512, 4096, 1 << 14)]
+    views += [view_of_ops([ew(0, (n,))]) for n in (4, 16, 64)]
     meas = predict(views, truth) * np.exp(rng.normal(0, noise, len(views)))
     return [Sample(v, float(t), "synthetic", i) for i, (v, t) in enumerate(zip(views, meas))]
 
 
 def test_fit_recovers_known_constants():
     base = get_target_desc("cpu-generic")
-    true = {"efficiency": {"contraction": 0.35, "convolution": 0.08, "convolution.1x1": 0.2, "elementwise": 0.5},
-            "bw_fraction": {"dram": 0.45}}
+    true = {"efficiency": {"contraction": 0.35, "convolution": 0.08, "convolution.1x1": 0.2, "elementwise": 0.5,
+                           "convolution.scalar": 0.02, "iteration.masked": 0.005},
+            "bw_fraction": {"dram": 0.45}, "dispatch_s": 4e-7}
     truth = with_calibration(base, true)
     samples = synthetic(truth, np.random.default_rng(0))
     params = [("efficiency", "contraction"), ("efficiency", "convolution"), ("efficiency", "convolution.1x1"),
-              ("bw_fraction", "dram"), ("overlap", None)]
+              ("efficiency", "convolution.scalar"), ("efficiency", "iteration.masked"), ("bw_fraction", "dram"),
+              ("overlap", None), ("dispatch_s", None)]
     res = fit(samples, base, params, sweeps=10)
     assert res.loss_after < res.loss_before and res.loss_after < 0.08
     got = res.constants
     assert got["efficiency"]["contraction"] == pytest.approx(0.35, rel=0.15)
     assert got["efficiency"]["convolution"] == pytest.approx(0.08, rel=0.15)
     assert got["efficiency"]["convolution.1x1"] == pytest.approx(0.2, rel=0.2)
+    assert got["efficiency"]["convolution.scalar"] == pytest.approx(0.02, rel=0.2)
+    assert got["efficiency"]["iteration.masked"] == pytest.approx(0.005, rel=0.2)
     assert got["bw_fraction"]["dram"] == pytest.approx(0.45, rel=0.2)
+    assert got["dispatch_s"] == pytest.approx(4e-7, rel=0.3)
     assert "launch_s" not in got  # durations exclude launch work: never fitted from them
 
 
@@ -76,8 +93,10 @@ def test_default_params_follow_the_samples():
     base = get_target_desc("cpu-generic")
     params = default_params(synthetic(base, np.random.default_rng(1)), base)
     assert ("efficiency", "convolution.1x1") in params and ("efficiency", "elementwise") in params
+    assert ("efficiency", "convolution.scalar") in params and ("efficiency", "iteration.masked") in params
     assert ("efficiency", "reduction") not in params  # no reduction among the samples
     assert ("overlap", None) in params and ("launch_s", None) not in params
+    assert ("dispatch_s", None) in params and ("cache_fit", None) in params
     assert any(p[0] == "bw_fraction" for p in params)
     # An efficiency split without its own constant reads its kind's.
     assert get_value(base, ("efficiency", "convolution.1x1")) == dict(base.efficiency)["convolution"]
@@ -88,15 +107,26 @@ def test_default_params_follow_the_samples():
 def test_efficiency_key_comes_from_maps():
     assert efficiency_key(conv(0, 16, 32, 28, 3)) == "convolution"
     assert efficiency_key(conv(0, 16, 32, 28, 1)) == "convolution.1x1"
-    assert efficiency_key(conv(0, 16, 32, 7, 1)) == "convolution.1x1.narrow"  # 7 < 2 x 8 lanes
-    assert efficiency_key(conv(0, 16, 32, 7, 1), lanes=2) == "convolution.1x1"
-    # A narrow conv without its own constant uses the 1x1 one, then the kind's.
+    assert efficiency_key(conv(0, 128, 128, 14, 1)) == "convolution.scalar"  # 4-wide vectors do not divide 14
+    # A key without its own constant uses the next shorter one, then the kind's.
     t1 = with_calibration(get_target_desc("cpu-generic"), {"efficiency": {"convolution.1x1": 0.123}})
-    assert get_value(t1, ("efficiency", "convolution.1x1.narrow")) == 0.123
+    assert get_value(t1, ("efficiency", "convolution.1x1.other")) == 0.123
     assert efficiency_key(matmul(0, 8, 8, 8)) == "contraction"
     t = with_calibration(get_target_desc("cpu-generic"), {"efficiency": {"convolution.1x1": 0.01}})
     slow = estimate(view_of_ops([conv(0, 64, 64, 28, 1)]), t).compute_s
     assert slow > 10 * estimate(view_of_ops([conv(0, 64, 64, 28, 1)]), get_target_desc("cpu-generic")).compute_s
+
+
+def test_samples_without_sources_get_them_from_their_run():
+    a = ew(0, (64, 64))
+    b = replace(ew(1, (64, 64)), operands=(0, -2, None))
+    s1 = Sample(view_of_ops([a]), 1e-5, "m", 0, "none")
+    s2 = Sample(view_of_ops([b]), 1e-5, "m", 1, "none")
+    other = Sample(view_of_ops([b]), 1e-5, "other-model", 1, "none")
+    out = with_sources([s1, s2, other])
+    assert out[0].view.sources == ("arg", "arg")
+    assert out[1].view.sources == ("streamed", "arg")
+    assert out[2].view.sources == ("", "arg")  # op 0 of that run was not measured: unknown
 
 
 def test_kendall_tau_b():

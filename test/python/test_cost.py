@@ -11,7 +11,9 @@ from fusion_opt.analysis.opdesc import DataflowGraph, Edge, OpDesc, OpKind
 from fusion_opt.cost import (describe_target, estimate, get_target_desc, group_view, list_target_descs, load_json,
                              plan_cost, save_json, unfused_cost, view_of_ops, with_calibration)
 from fusion_opt.cost import host as host_mod
+from fusion_opt.cost.model import efficiency_key, iteration_key, vector_utilisation
 from fusion_opt.cost.targets import from_json, to_json
+from fusion_opt.cost.tiling import conv2d_tiles, conv_vector_fit, masked
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +44,19 @@ def matmul(i, a, b, m, n, k, init=None):
                   maps, ((0, 2), (2, 1), (0, 1)), ("f32",) * 4, ((m, k), (k, n), (m, n)), ((m, n),), (a, b, init), 2,
                   ("arith.mulf", "arith.addf"), flops=2 * m * n * k, bytes_read=4 * (m * k + k * n + m * n),
                   bytes_written=4 * m * n)
+
+
+def conv(i, x, c, f, hw, k, stride=1):
+    """NCHW conv of input `x` (batch 1): loops (n, f, oh, ow, c, kh, kw); output hw x hw."""
+    oh = f"d2 * {stride} + d5" if stride > 1 else "d2 + d5"
+    ow = f"d3 * {stride} + d6" if stride > 1 else "d3 + d6"
+    maps = (f"(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, {oh}, {ow})", "(d0, d1, d2, d3, d4, d5, d6) -> (d1, d4, d5, d6)",
+            "(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)")
+    ih = (hw - 1) * stride + k
+    return OpDesc(i, "linalg.conv_2d_nchw_fchw", f"t:{i}", OpKind.CONVOLUTION, (1, f, hw, hw, c, k, k),
+                  ("parallel",) * 4 + ("reduction",) * 3, maps, ((0, 4, -1, -1), (1, 4, 5, 6), (0, 1, 2, 3)),
+                  ("f32",) * 4, ((1, c, ih, ih), (f, c, k, k), (1, f, hw, hw)), ((1, f, hw, hw),), (x, None, None), 2,
+                  ("arith.mulf", "arith.addf"), flops=2 * f * hw * hw * c * k * k)
 
 
 def graph(*ops, outputs=()):
@@ -136,6 +151,84 @@ def test_peak_temp_memory(host):
                     operand_shapes=((64, 1024), (64,), (64, 1024)))
     c = estimate(view_of_ops([red, bcast]), host)
     assert c.peak_temp_bytes == 64 * 4 + 64 * 1024 * 4  # the row maxima are kept while broadcast
+
+
+# --- IREE's CPU tiling (cost/tiling.py) -------------------------------------------------------------
+
+@pytest.mark.parametrize("shape,dist,vec", [
+    # (c, f, hw, k, stride) -> distribution and vector tiles IREE 3.13 chose on an AVX2 host (dumped with
+    # --iree-hal-dump-executable-configurations-to), in NCHW loop order (n, f, oh, ow, c, kh, kw)
+    ((128, 32, 14, 3, 1), (0, 4, 7, 14, 0, 0, 0), (1, 4, 1, 7, 8, 1, 1)),
+    ((128, 128, 14, 3, 1), (0, 16, 7, 14, 0, 0, 0), (1, 4, 1, 4, 8, 1, 1)),
+    ((128, 16, 55, 1, 1), (0, 2, 11, 55, 0, 0, 0), (1, 2, 1, 5, 8, 1, 1)),
+    ((512, 1000, 13, 1, 1), (0, 50, 13, 13, 0, 0, 0), (1, 5, 1, 1, 8, 1, 1)),
+    ((1024, 128, 7, 1, 1), (0, 16, 1, 7, 0, 0, 0), (1, 4, 1, 4, 8, 1, 1)),
+    ((3, 64, 112, 7, 2), (0, 8, 56, 112, 0, 0, 0), (1, 8, 1, 8, 3, 1, 1)),
+])
+def test_conv_tiles_reproduce_iree(shape, dist, vec):
+    c, f, hw, k, stride = shape
+    assert conv2d_tiles(conv(0, -1, c, f, hw, k, stride), 256, 16 * 256) == ("conv", dist, vec)
+
+
+def test_conv_keys_and_utilisation_follow_the_tiles(host, h100):
+    avx2 = (256, 16 * 256)
+    fast, scalar = conv(0, -1, 128, 32, 14, 3), conv(0, -1, 128, 128, 14, 3)  # 7-wide vectors divide 14, 4-wide do not
+    assert conv_vector_fit(fast, *avx2) == (False, pytest.approx(7 / 8 * 4 / 8))
+    assert conv_vector_fit(scalar, *avx2)[0]
+    assert efficiency_key(fast) == "convolution" and efficiency_key(scalar) == "convolution.scalar"
+    assert efficiency_key(conv(0, -1, 64, 64, 28, 1)) == "convolution.1x1"
+    assert efficiency_key(conv(0, -1, 64, 128, 28, 3, stride=2)) == "convolution.strided"
+    assert efficiency_key(conv(0, -1, 512, 64, 13, 1)) == "convolution.scalar"  # 13 wide: one-lane vectors
+    # GPUs: no CPU tiling
+    assert efficiency_key(scalar, h100) == "convolution" and vector_utilisation(fast, h100) == 1.0
+    # per FLOP, the scalar conv is predicted much slower on the host
+    t = with_calibration(host, {"efficiency": {"convolution": 1.0, "convolution.scalar": 0.03}})
+    a, b = estimate([fast], t), estimate([scalar], t)
+    assert b.compute_s / b.flops > 5 * a.compute_s / a.flops
+
+
+def test_masked_rows_and_row_reductions_cost_per_element(host, h100):
+    def bn(shape):
+        return replace(ew(0, (-1, -2), shape), kind=OpKind.BROADCAST)
+    for shape, key in (((1, 128, 14, 14), "iteration.masked"), ((1, 128, 28, 28), "iteration.masked"),
+                       ((1, 128, 56, 56), None), ((1, 128, 7, 7), None), ((8, 128, 1), "iteration.masked"),
+                       ((128, 768), None)):
+        assert iteration_key(bn(shape), host) == key, shape
+        assert iteration_key(bn(shape), h100) is None
+    assert masked(bn((1, 64, 55, 55)), 256) and not masked(bn((1, 64, 56, 56)), 256)
+    t = with_calibration(host, {"efficiency": {"iteration.masked": 0.02, "broadcast": 1.0}})
+    same_size = [estimate([bn((1, c, w, w))], t) for c, w in ((512, 14), (128, 28), (32, 56))]
+    assert same_size[0].compute_s == same_size[1].compute_s > 50 * same_size[2].compute_s
+    assert same_size[0].compute_s == pytest.approx(100352 / (t.peak("f32") * 0.02) + 100352 / t.peak("f32"))
+    red = OpDesc(0, "linalg.generic", "t:0", OpKind.REDUCTION, (64, 768), ("parallel", "reduction"),
+                 ("(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0)"), ((0, 1), (0,)), ("f32",) * 2,
+                 ((64, 768), (64,)), ((64,),), (-1, None), 1, ("arith.addf",), flops=64 * 768)
+    assert iteration_key(red, host) == "iteration.reduction"
+    tr = replace(ew(0, (-1,), (64, 128)), indexing_maps=("(d0, d1) -> (d1, d0)", "(d0, d1) -> (d0, d1)"))
+    assert iteration_key(tr, host) == "iteration.transposed"
+
+
+def test_inputs_from_other_cores_cost_more(host, h100):
+    """An elementwise dispatch reading a conv's result (written tile by tile by other cores) or a function
+    argument is slower than one reading a result of the same distribution (in its own core's cache)."""
+    cv = conv(0, -1, 64, 64, 28, 1)
+    relu_after_conv = ew(1, (0,), (1, 64, 28, 28))
+    add = ew(2, (-2, -3), (1, 64, 28, 28))
+    relu_after_add = ew(3, (2,), (1, 64, 28, 28))
+    g = graph(cv, relu_after_conv, add, relu_after_add, outputs=(1, 3))
+    v1, v3 = group_view(g, [1]), group_view(g, [3])
+    assert v1.sources == ("tiled",) and v3.sources == ("streamed",)
+    assert group_view(g, [2]).sources == ("arg", "arg")
+    assert estimate(v1, host).time_s > estimate(v3, host).time_s
+    assert estimate(v1, h100).time_s == pytest.approx(estimate(v3, h100).time_s)  # GPUs: one shared L2
+    # views built from bare ops do not know their inputs' sources: no penalty
+    assert view_of_ops([relu_after_conv]).sources == ()
+
+
+def test_every_dispatch_pays_a_fixed_execution_time(host):
+    t = with_calibration(host, {"dispatch_s": 3e-7})
+    c = estimate([ew(0, (-1, -2), (4,))], t)
+    assert c.dispatch_s == 3e-7 and c.time_s >= t.launch_s + 3e-7
 
 
 # --- targets --------------------------------------------------------------------------------------

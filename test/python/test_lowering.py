@@ -101,3 +101,67 @@ def test_gpu_configs_are_applied_compile_only(target, backend):
     assert cfg.backend == backend
     assert check_applied(m, [cfg], target, op_locations(planned)) == []
     assert compile_module(m, None, target, count_dispatches=False).vmfb
+
+
+CONV_NHWC = """
+#c4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @conv_nhwc(%x: tensor<1x18x18x8xf32>, %w: tensor<3x3x8x16xf32>, %b: tensor<16xf32>) -> tensor<1x16x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x16x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<1x18x18x8xf32>, tensor<3x3x8x16xf32>) outs(%f : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %r = linalg.generic {indexing_maps = [#c4, #ch, #c4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b : tensor<1x16x16x16xf32>, tensor<16xf32>) outs(%e : tensor<1x16x16x16xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %a = arith.addf %v, %s : f32
+    %t = arith.maximumf %a, %zero : f32
+    linalg.yield %t : f32
+  } -> tensor<1x16x16x16xf32>
+  return %r : tensor<1x16x16x16xf32>
+}
+"""
+
+
+def conv_nchw_case() -> str:
+    return (LIT / "strategy-conv-epilogue.mlir").read_text()
+
+
+def test_conv_config_from_target():
+    """Register tiles decompose to 1-D convs (one output row, kh = kw = 1); the contiguous output loop
+    gets the f32 lanes (columns in NCHW, channels in NHWC); workgroups take whole rows."""
+    from fusion_opt.backends.lowering import conv_config
+
+    host = get_target_desc("host")
+    lanes = host.lanes_f32
+    _, _, planned, _ = regions_with_configs(conv_nchw_case(), "iree")   # 1x16x14x14 <- 1x8x16x16, 3x3
+    conv = next(op for op in planned[0].graph.ops if op.name == "linalg.conv_2d_nchw_fchw")
+    cfg = conv_config("f", 0, conv, host)
+    assert cfg.pipeline == "ConvTileAndDecomposeExpert"
+    assert cfg.vector_parallel[2] == 1 and cfg.vector_reduction[5:] == (1, 1)     # oh, kh, kw
+    assert cfg.vector_parallel[3] == max(d for d in range(1, lanes + 1) if 14 % d == 0)   # ow: lanes
+    assert cfg.distribution[3] == 14 and cfg.vector_reduction[4] == 8                 # whole rows; c by 8
+    _, _, planned, _ = regions_with_configs(CONV_NHWC, "iree")
+    conv = next(op for op in planned[0].graph.ops if op.name == "linalg.conv_2d_nhwc_hwcf")
+    cfg = conv_config("f", 0, conv, host)
+    assert cfg.vector_parallel[1] == 1 and cfg.vector_reduction[4:6] == (1, 1)     # oh, kh, kw
+    assert cfg.vector_parallel[3] == min(16, lanes) and cfg.distribution[2] == 16   # f: lanes; whole rows
+    matmul = regions_with_configs(matmul_case(), "iree")[2][0].graph.ops[1]
+    assert conv_config("f", 0, matmul, host) is None
+
+
+@pytest.mark.parametrize("text", [conv_nchw_case(), CONV_NHWC], ids=["nchw", "nhwc"])
+def test_conv_config_applied_same_numbers(text):
+    """The conv root's compilation_info reaches IREE unchanged (checked after compiling) and the
+    results match IREE's own tile sizes."""
+    base = fo.compile_mlir(text, target="host")
+    tuned = fo.compile_mlir(text, target="host", tile_sizes="cost")
+    [cfg] = tuned.configs
+    assert cfg.pipeline == "ConvTileAndDecomposeExpert"
+    assert "(ConvTileAndDecomposeExpert)" in tuned.report()
+    rng = np.random.default_rng(0)
+    from fusion_opt.backends.runtime import load
+
+    args = [rng.standard_normal(s).astype(np.float32) for s, _ in load(base.artifact).inputs]
+    np.testing.assert_allclose(tuned(*args), base(*args), rtol=1e-4, atol=1e-4)

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from ..ir import block_ops, ir, linalg, symbol_name
+from ..testhooks import DISABLED_RULES
 from .classify import explain
 from .opdesc import DataflowGraph, Edge, OpDesc
 
@@ -65,6 +66,11 @@ def format_loc(loc: ir.Location, source_name: str = "-") -> str:
         return f"{source_name if m.group(1) == '-' else m.group(1)}:{m.group(2)}:{m.group(3)}"
     m = _NAME_LOC.search(text)
     return m.group(1) if m else source_name
+
+
+def _pad_boundary_dropped(name: str) -> bool:
+    """Planted bug `drop-pad-boundary` (fusion_opt.testhooks): pads planned like any op. False unless set."""
+    return name == "tensor.pad" and "lone-pad" in DISABLED_RULES
 
 
 def _shape(t: ir.Type) -> tuple[int, ...]:
@@ -146,7 +152,7 @@ def describe_op(op: ir.Operation, index: int, operands: tuple[int | None, ...], 
     kind, why = explain(iterators, map_dims, num_inputs, body_ops, name, map_text)
     n_flop_ops = sum(1 for b in body_ops if b.split(".")[0] in ("arith", "math") and b not in NO_FLOP)
     has_tensor_result = any(isinstance(t, ir.RankedTensorType) for t in out_types)
-    dispatchable = (has_tensor_result and name not in NOT_DISPATCHABLE
+    dispatchable = (has_tensor_result and (name not in NOT_DISPATCHABLE or _pad_boundary_dropped(name))
                     and name.split(".")[0] in DISPATCH_DIALECTS)
     attrs = tuple((k, str(op.attributes[k])) for k in KEPT_ATTRS if k in op.attributes)
     return OpDesc(

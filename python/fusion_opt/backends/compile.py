@@ -8,6 +8,12 @@ ResNet-50's 100 MB of weights) and is left untouched.
 
 One compile gives both numbers: the pipeline stops at the `flow` phase, we count `flow.dispatch`
 ops, then the same invocation resumes from `flow` to the end (no second front-end run).
+
+Why a subprocess for some flags: a few IREE flags are process-global LLVM options that a compiler
+session cannot take (`Session.set_flags` answers "option not found"; e.g.
+`--iree-codegen-transform-dialect-library`). Setting them process-wide would leak into every later
+compile, so a compile that needs one runs in process up to the `flow` phase as usual, and the
+`iree-compile` binary of the same wheel (its own globals) resumes from there (`--compile-from=flow`).
 """
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ import io
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -29,6 +36,8 @@ from .targets import get_target
 # Weights of at least this many bytes go to the .irpa archive when params_path is given.
 PARAM_MIN_BYTES = 1024
 PARAM_SCOPE = "model"
+# Process-global IREE options (see the module docstring): compiles with these finish in iree-compile.
+GLOBAL_ONLY_FLAGS = ("--iree-codegen-transform-dialect-library",)
 
 
 @dataclass(frozen=True)
@@ -72,9 +81,10 @@ def compile_module(module: ir.Module, session: Session | None, target: str, extr
     """
     tgt = get_target(target)
     flags = (*tgt.flags, *extra_flags)
+    session_flags, global_flags = split_global_flags(flags)
     entry = _entry_name(module)
     t0 = time.perf_counter()
-    cs, m2 = _private_copy(module, flags, source_name)
+    cs, m2 = _private_copy(module, session_flags, source_name)
     tmpdir = tempfile.mkdtemp(prefix="fusion-opt-params-") if params_path is not None else None
     try:
         with _capi.DiagnosticInvocation(cs) as inv:
@@ -85,14 +95,18 @@ def compile_module(module: ir.Module, session: Session | None, target: str, extr
                                     f"path={PARAM_SCOPE}={tmp_params} minimum-size={PARAM_MIN_BYTES}}}")
                 _raise_if_failed(inv, source_name, ok)
             n, sites = None, None
-            if count_dispatches:
+            if count_dispatches or global_flags:
                 inv.set_compile_to("flow")
                 _raise_if_failed(inv, source_name, inv.execute())
-                n, sites = count_flow_dispatches(m2), flow_sites(m2, entry)
+                if count_dispatches:
+                    n, sites = count_flow_dispatches(m2), flow_sites(m2, entry)
                 inv.set_compile_from("flow")
                 inv.set_compile_to("end")
-            _raise_if_failed(inv, source_name, inv.execute())
-            vmfb = inv.vm_bytecode()
+            if global_flags:
+                vmfb = run_iree_compile(m2, flags, compile_from="flow", source_name=source_name)
+            else:
+                _raise_if_failed(inv, source_name, inv.execute())
+                vmfb = inv.vm_bytecode()
         params = None
         if params_path is not None and _has_entries(tmp_params):
             params = Path(params_path)
@@ -127,7 +141,9 @@ def count_dispatches(module: ir.Module, session: Session | None, target: str,
 
 def _to_flow(module: ir.Module, target: str, extra_flags: tuple[str, ...], source_name: str
              ) -> tuple[ir.Module, Session]:
-    cs, m2 = _private_copy(module, (*get_target(target).flags, *extra_flags), source_name)
+    # Process-global flags act after `flow` (codegen): not needed, and a session refuses them.
+    session_flags, _ = split_global_flags((*get_target(target).flags, *extra_flags))
+    cs, m2 = _private_copy(module, session_flags, source_name)
     try:
         with _capi.DiagnosticInvocation(cs) as inv:
             inv.import_module(m2.operation)
@@ -137,6 +153,39 @@ def _to_flow(module: ir.Module, target: str, extra_flags: tuple[str, ...], sourc
         cs.close()
         raise
     return m2, cs
+
+
+def split_global_flags(flags: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(flags a compiler session takes, process-global flags only `iree-compile` can take)."""
+    glob = tuple(f for f in flags if f.split("=", 1)[0] in GLOBAL_ONLY_FLAGS)
+    return tuple(f for f in flags if f not in glob), glob
+
+
+def run_iree_compile(module: ir.Module, flags: tuple[str, ...], *, compile_from: str | None = None,
+                     compile_to: str | None = None, source_name: str = "<input>") -> bytes:
+    """Compile `module` with the `iree-compile` binary of the installed wheel; returns its output (a
+    .vmfb, or MLIR bytecode with `compile_to`). Errors raise CompileError at the first error's location
+    (the bytecode keeps the module's own locations)."""
+    from iree.compiler.tools.binaries import find_tool
+
+    with tempfile.TemporaryDirectory(prefix="fusion-opt-compile-") as tmp:
+        src, out = os.path.join(tmp, "in.mlirbc"), os.path.join(tmp, "out")
+        with open(src, "wb") as f:
+            module.operation.write_bytecode(f)
+        cmd = [find_tool("iree-compile"), src, *flags, "-o", out, "--mlir-print-debuginfo"]
+        cmd += [f"--compile-from={compile_from}"] if compile_from else []
+        cmd += [f"--compile-to={compile_to}", "--emit-mlir-bytecode"] if compile_to else []
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        # An error can come with exit status 0: a transform library that fails to parse or verify is
+        # reported, then ignored (IREE's own pipelines compile every dispatch).
+        errors = [line for line in proc.stderr.splitlines() if ": error: " in line]
+        if errors or proc.returncode != 0 or not os.path.exists(out):
+            diag = errors[0] if errors else (proc.stderr.strip().splitlines() or ["iree-compile failed"])[-1]
+            diag = diag.replace(src, source_name).replace(": error: ", ": ", 1)
+            where, msg = _split_location(diag, source_name)
+            raise CompileError(msg, where)
+        with open(out, "rb") as f:
+            return f.read()
 
 
 def _private_copy(module: ir.Module, flags: tuple[str, ...], source_name: str) -> tuple[Session, ir.Module]:

@@ -3,6 +3,10 @@
 IREE reports a codegen failure at the failing dispatch's location, which carries the region's
 `fusion_group_N` stamp; that group's region is unwrapped and the module compiled again. A failure
 that names no group is re-raised: the plan is not at fault, or we cannot tell which part is.
+
+Codegen strategies (`--codegen-strategies`) come first: if IREE cannot compile the module with them
+(in 3.13 a strategy fails on a dispatch whose shape its fixed tile sizes do not divide), the module
+is compiled without them, as if the option were off, and the caller says why.
 """
 from __future__ import annotations
 
@@ -14,11 +18,14 @@ from ..errors import CompileError
 from ..ir import Session, ir
 from ..transforms.dispatch_regions import (GROUP_LOC_PREFIX, regions_holding_loc, regions_of_group,
                                            unwrap_region)
+from ..testhooks import FAULTS
 from .compile import Artifact, compile_module
+from .faults import raise_injected_fault
 
 MAX_FALLBACKS = 16
 _GROUP = re.compile(re.escape(GROUP_LOC_PREFIX) + r"(\d+)")
 _FIRST_LOC = re.compile(r'loc\((?:callsite\()?("[^"]*"(?::\d+:\d+)?)')
+_PLAIN_LOC = re.compile(r":(\d+):(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -43,9 +50,15 @@ def failing_regions(module: ir.Module, err: CompileError) -> tuple[str, list[ir.
     if gid is not None:
         return f"group {gid}", regions_of_group(module, gid)
     m = _FIRST_LOC.search(f"{err.where or ''} {err.message}")
+    if m is not None:
+        return f"the group holding {m.group(1)}", regions_holding_loc(module, m.group(1))
+    # IREE's verifier and codegen errors often name an op by its own `file:line:col` (the parser's "-"
+    # already replaced by the source name): the group holding the op at that line and column.
+    m = _PLAIN_LOC.search(err.where or "")
     if m is None:
         return "", []
-    return f"the group holding {m.group(1)}", regions_holding_loc(module, m.group(1))
+    found = {r: None for end in ')], ' for r in regions_holding_loc(module, f'":{m[1]}:{m[2]}{end}')}
+    return f"the group holding the op at {err.where}", list(found)
 
 
 def compile_with_fallback(module: ir.Module, session: Session | None, target: str, *,
@@ -55,6 +68,8 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
     fallbacks: list[Fallback] = []
     while True:
         try:
+            if FAULTS:  # test-only injected faults (fusion_opt.testhooks); empty unless a test sets them
+                raise_injected_fault(module, source_name)
             art = compile_module(module, session, target, extra_flags, params_path, source_name=source_name)
             return art, tuple(fallbacks)
         except CompileError as err:
@@ -66,3 +81,25 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
                 unwrap_region(r)
             msg = " ".join(err.message.split())
             fallbacks.extend(Fallback(g, msg[:200]) for g in gids)
+
+
+def compile_with_strategies(module: ir.Module, session: Session | None, target: str, *,
+                            extra_flags: tuple[str, ...] = (), strategy_flags: tuple[str, ...] = (),
+                            params_path: Path | None = None, source_name: str = "<input>"
+                            ) -> tuple[Artifact, tuple[Fallback, ...], str | None]:
+    """compile_with_fallback, first with `strategy_flags` (backends: transforms.strategies.codegen_flags).
+    Returns (artifact, group fallbacks, why the strategies were dropped or None). A strategy failure
+    does not unwrap groups: the plan is not at fault."""
+    if strategy_flags:
+        try:
+            art = compile_module(module, session, target, (*extra_flags, *strategy_flags), params_path,
+                                 source_name=source_name)
+            return art, (), None
+        except CompileError as err:
+            dropped = f"{err.where}: {' '.join(err.message.split())}"[:300]
+        art, fallbacks = compile_with_fallback(module, session, target, extra_flags=extra_flags,
+                                               params_path=params_path, source_name=source_name)
+        return art, fallbacks, dropped
+    art, fallbacks = compile_with_fallback(module, session, target, extra_flags=extra_flags,
+                                           params_path=params_path, source_name=source_name)
+    return art, fallbacks, None

@@ -9,9 +9,13 @@ was attached: a silently dropped config is an error there.
 
 Scope: contraction roots (linalg.matmul, batch_matmul and contraction generics): llvm-cpu with
 `DoubleTilingExpert`; cuda (`TileAndFuse`) and vulkan (`MatmulPromoteVectorize`) compile-only here,
-when their fixed thread layouts divide the loops. Convolutions (`ConvTileAndDecomposeExpert` needs
-decomposable tiles) and elementwise/reduction roots (IREE's elementwise fusion inside a region may
-replace the op carrying the attribute) keep IREE's choice.
+when their fixed thread layouts divide the loops. 2-D convolution roots (NCHW, NHWC) on llvm-cpu
+with `ConvTileAndDecomposeExpert`, whose register tiles must decompose to 1-D convolutions (one
+output row, kh = kw = 1). Elementwise and reduction roots keep IREE's choice: a compilation_info on
+one op of a reduction dispatch is applied to that op only, the dispatch's other ops get no tile
+sizes and IREE 3.13 refuses the result ("One or more operations with large vector sizes (16384
+bytes) were found", softmax 256x1024); and IREE's elementwise fusion inside a region may replace the
+op carrying the attribute.
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..analysis.opdesc import OpDesc, OpKind
 from ..errors import CompileError
-from ..ir import ir
+from ..ir import Session, ir
 
 if TYPE_CHECKING:
     from ..cost.targets import TargetDesc
@@ -89,12 +93,34 @@ def _divisor_at_most(n: int, cap: int, multiple: int = 1) -> int | None:
 
 
 def _mnk(op: OpDesc) -> tuple[list[int], int, int, list[int]] | None:
-    """(parallel loops, M loop, N loop, reduction loops) of a contraction, or None."""
-    if op.kind is not OpKind.CONTRACTION:
+    """(parallel loops, M loop, N loop, reduction loops) of a contraction, or None. None too when a
+    loop has range 1: IREE folds unit loops away (FoldUnitExtentDims) before it configures dispatches,
+    replacing the op, and the compilation_info is dropped with it (seen on batch-1 batch matmuls in
+    a BERT layer); likewise when two loops can be collapsed into one (see `_collapsible`)."""
+    if op.kind is not OpKind.CONTRACTION or 1 in op.loop_ranges or _collapsible(op):
         return None
     par = [d for d, it in enumerate(op.iterator_types) if it == "parallel"]
     red = [d for d, it in enumerate(op.iterator_types) if it == "reduction"]
     return (par, par[-2], par[-1], red) if len(par) >= 2 and red else None
+
+
+def _collapsible(op: OpDesc) -> bool:
+    """Whether two adjacent parallel loops always appear together, in order, in every indexing map:
+    IREE's dispatch creation then collapses them into one loop, replacing the op (and dropping its
+    compilation_info): the 1x1 convolutions as (f, h, w, c) generics of SqueezeNet and ResNet-50."""
+    for i in range(len(op.iterator_types) - 1):
+        if op.iterator_types[i] != "parallel" or op.iterator_types[i + 1] != "parallel":
+            continue
+        ok = True
+        for dims in op.map_dims:
+            a = dims.index(i) if i in dims else None
+            b = dims.index(i + 1) if i + 1 in dims else None
+            if not ((a is None and b is None) or (a is not None and b == a + 1)):
+                ok = False
+                break
+        if ok:
+            return True
+    return False
 
 
 def contraction_config(function: str, group: int, op: OpDesc, target: TargetDesc) -> TileConfig | None:
@@ -124,6 +150,48 @@ def contraction_config(function: str, group: int, op: OpDesc, target: TargetDesc
     red = [1 if it == "reduction" else 0 for it in op.iterator_types]
     return TileConfig(function, group, op.index, op.loc, tuple(dist), tuple(vec), tuple(red),
                       reason=f"matmul_tile {target.matmul_tile}, {target.cores} cores, {lanes} f32 lanes")
+
+
+# Loop positions of the 2-D convolutions IREE's ConvTileAndDecomposeExpert decomposes to 1-D ones:
+# batch, output channels, output rows and columns (parallel), input channels and window (reduction).
+_CONV_LOOPS = {
+    "linalg.conv_2d_nchw_fchw": {"n": 0, "f": 1, "oh": 2, "ow": 3, "c": 4, "kh": 5, "kw": 6},
+    "linalg.conv_2d_nhwc_hwcf": {"n": 0, "oh": 1, "ow": 2, "f": 3, "kh": 4, "kw": 5, "c": 6},
+}
+
+
+def conv_config(function: str, group: int, op: OpDesc, target: TargetDesc) -> TileConfig | None:
+    """CPU (ConvTileAndDecomposeExpert), for NCHW and NHWC 2-D convolutions. The pipeline decomposes
+    each register tile to a 1-D convolution, so register tiles take one output row and one window
+    row and column (kh = kw = 1); the contiguous output loop (columns in NCHW, channels in NHWC) gets
+    a vector of f32 lanes, the other (channels / columns) up to 8 (accumulators in registers, as for a
+    matmul), input channels by 8. Workgroup tile: whole rows, up to `matmul_tile` channels, as many
+    rows as keep `matmul_tile`^2 outputs, split until there is a workgroup per core."""
+    loops = _CONV_LOOPS.get(op.name)
+    if loops is None or target.kind != "cpu" or op.kind is not OpKind.CONVOLUTION or len(op.loop_ranges) != 7:
+        return None
+    r = {k: op.loop_ranges[d] for k, d in loops.items()}
+    lanes, rows = target.lanes_f32, min(8, max(1, target.registers // 2))
+    nchw = loops["f"] == 1
+    vec_f = _divisor_at_most(r["f"], rows if nchw else lanes)
+    vec_ow = _divisor_at_most(r["ow"], lanes if nchw else rows)
+    vec_c = _divisor_at_most(r["c"], 8)
+    wg_f = _divisor_at_most(r["f"], target.matmul_tile, vec_f)
+    if wg_f is None:
+        return None
+    wg_oh = _divisor_at_most(r["oh"], max(1, target.matmul_tile ** 2 // (wg_f * r["ow"])))
+    dist = {"n": 0 if r["n"] == 1 else 1, "f": wg_f, "oh": wg_oh, "ow": r["ow"], "c": 0, "kh": 0, "kw": 0}
+    ranges = [r[k] for k in loops]
+    for key, step in (("oh", 1), ("f", vec_f)):  # a workgroup per core where the space allows
+        while _groups(ranges, [dist[k] for k in loops]) < target.cores and dist[key] > step:
+            dist[key] = _divisor_at_most(r[key], dist[key] - 1, step)
+    vec = {"n": 1, "f": vec_f, "oh": 1, "ow": vec_ow, "c": 0, "kh": 0, "kw": 0}
+    red = {"n": 0, "f": 0, "oh": 0, "ow": 0, "c": vec_c, "kh": 1, "kw": 1}
+    order = sorted(loops, key=loops.get)
+    return TileConfig(function, group, op.index, op.loc, tuple(dist[k] for k in order),
+                      tuple(vec[k] for k in order), tuple(red[k] for k in order), "ConvTileAndDecomposeExpert",
+                      reason=f"matmul_tile {target.matmul_tile}, {target.cores} cores, {lanes} f32 lanes, "
+                             f"{'NCHW' if nchw else 'NHWC'}: 1-D register tiles")
 
 
 def gpu_contraction_config(function: str, group: int, op: OpDesc, target: TargetDesc,
@@ -176,7 +244,8 @@ def choose_configs(planned: Sequence[PlannedFunction], target_name: str) -> list
         for g in pf.plan.groups:
             op = pf.graph.ops[g.root]
             if driver.startswith("local"):
-                cfg = contraction_config(pf.graph.function, g.id, op, desc)
+                cfg = (contraction_config(pf.graph.function, g.id, op, desc)
+                       or conv_config(pf.graph.function, g.id, op, desc))
             else:
                 cfg = gpu_contraction_config(pf.graph.function, g.id, op, desc,
                                              "cuda" if driver == "cuda" else "spirv")
@@ -208,16 +277,8 @@ def executable_configurations(module: ir.Module, target: str, extra_flags: tuple
                               source_name: str = "<input>") -> list[tuple[str, str, str]]:
     """(op location, lowering_config, translation_info) of every configured op IREE will compile,
     from a compile stopped at `executable-configurations` (the module is not modified)."""
-    from . import _capi
-    from .compile import _private_copy, _raise_if_failed
-    from .targets import get_target
-
-    cs, m2 = _private_copy(module, (*get_target(target).flags, *extra_flags), source_name)
+    cs, m2 = _configured_copy(module, target, extra_flags, source_name)
     try:
-        with _capi.DiagnosticInvocation(cs) as inv:
-            inv.import_module(m2.operation)
-            inv.set_compile_to("executable-configurations")
-            _raise_if_failed(inv, source_name, inv.execute())
         found: list[tuple[str, str, str]] = []
         translation: dict[str, str] = {}
 
@@ -231,6 +292,51 @@ def executable_configurations(module: ir.Module, target: str, extra_flags: tuple
 
         m2.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
         return found
+    finally:
+        cs.close()
+
+
+def _configured_copy(module: ir.Module, target: str, extra_flags: tuple[str, ...],
+                     source_name: str) -> tuple[Session, ir.Module]:
+    """A private session holding `module` compiled to `executable-configurations` (in process; in
+    `iree-compile` from the flow phase when a flag is process-global, see backends/compile.py)."""
+    from . import _capi
+    from .compile import _private_copy, _raise_if_failed, run_iree_compile, split_global_flags
+    from .targets import get_target
+
+    flags = (*get_target(target).flags, *extra_flags)
+    session_flags, global_flags = split_global_flags(flags)
+    cs, m2 = _private_copy(module, session_flags, source_name)
+    try:
+        with _capi.DiagnosticInvocation(cs) as inv:
+            inv.import_module(m2.operation)
+            inv.set_compile_to("flow" if global_flags else "executable-configurations")
+            _raise_if_failed(inv, source_name, inv.execute())
+        if global_flags:
+            data = run_iree_compile(m2, flags, compile_from="flow", compile_to="executable-configurations",
+                                    source_name=source_name)
+            m2 = ir.Module.parse(data, cs.context)
+    except BaseException:
+        cs.close()
+        raise
+    return cs, m2
+
+
+def dispatch_pipelines(module: ir.Module, target: str, extra_flags: tuple[str, ...] = (),
+                       source_name: str = "<input>") -> list[tuple[str, str]]:
+    """(dispatch function, translation_info) of every dispatch IREE will compile, in order: which
+    pipeline (or transform-dialect codegen strategy) each one gets."""
+    cs, m2 = _configured_copy(module, target, extra_flags, source_name)
+    try:
+        out: list[tuple[str, str]] = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name == "func.func" and "translation_info" in op.attributes:
+                out.append((ir.StringAttr(op.attributes["sym_name"]).value, str(op.attributes["translation_info"])))
+            return ir.WalkResult.ADVANCE
+
+        m2.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+        return out
     finally:
         cs.close()
 
@@ -263,9 +369,9 @@ def op_locations(planned: Sequence[PlannedFunction]) -> dict[tuple[str, int], st
 
 
 def require_applied(module: ir.Module, planned: Sequence[PlannedFunction], configs: Sequence[TileConfig], target: str,
-                    source_name: str = "<input>") -> None:
+                    source_name: str = "<input>", extra_flags: tuple[str, ...] = ()) -> None:
     """`check_applied`, raising CompileError on the first dropped config."""
-    problems = check_applied(module, configs, target, op_locations(planned))
+    problems = check_applied(module, configs, target, op_locations(planned), extra_flags)
     if problems:
         raise CompileError(f"tile sizes not applied: {problems[0]}"
                            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""), source_name)

@@ -74,7 +74,7 @@ class Runner:
             raise RuntimeFailure(f"@{self.entry} takes {len(self.inputs)} inputs, got {len(args)}")
         out = []
         for i, (a, (shape, dtype)) in enumerate(zip(args, self.inputs)):
-            arr = np.ascontiguousarray(a)
+            arr = np.ascontiguousarray(a) if np.ndim(a) else np.asarray(a)  # ascontiguousarray makes 0-d 1-d
             if dtype is not None and arr.dtype != dtype:
                 raise RuntimeFailure(f"input {i} of @{self.entry}: expected dtype {np.dtype(dtype).name}, "
                                      f"got {arr.dtype.name}")

@@ -1,7 +1,7 @@
 """fusion-bench: our fusion vs IREE's own vs onnxruntime on real-weight models.
 
     fusion-bench [run] [--models A.onnx ...] [--suite NAMES|all] [--json OUT.json] [--repeat N] [--warmup K]
-                       [--fusion-modes cost,greedy,iree] [--target host] [--cache DIR]
+                       [--fusion-modes cost,greedy,iree] [--target host] [--tile-sizes iree|cost] [--cache DIR]
 
 `run` is the default subcommand, so `fusion-bench --models m.onnx` and `fusion-bench run --models m.onnx` are the
 same; later subcommands (calibrate, fuzz) slot into the same parser.
@@ -25,7 +25,7 @@ from . import models, runner
 
 DEFAULT_SUITE = ("resnet50", "squeezenet", "densenet121", "inception_v2", "shufflenet", "vgg19", "mlp_gelu",
                  "layernorm", "attention", "bert_layer", "mlp4")
-SUBCOMMANDS = ("run", "calibrate", "accuracy")
+SUBCOMMANDS = ("run", "calibrate", "accuracy", "fuzz")
 TARGET_ALIASES = {"host": "llvm-cpu", "cpu": "llvm-cpu"}
 
 
@@ -45,6 +45,9 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fusion-modes", default="cost,greedy,iree",
                    help="comma-separated compile_onnx fusion modes; cost (the default planner) is reported as 'ours'")
     p.add_argument("--target", default="host", help="host (= llvm-cpu) or any compile_onnx target")
+    p.add_argument("--tile-sizes", default="iree", choices=("iree", "cost"),
+                   help="compile_onnx tile_sizes for every mode (the 'iree' fusion mode forms no groups, so it "
+                        "keeps IREE's tiles either way and stays the anchor)")
     p.add_argument("--cache", type=Path, default=None, help="suite model cache (default $FUSION_OPT_CACHE "
                    "or <repo>/.cache/models)")
     p.add_argument("--seed", type=int, default=0, help="seed for inputs of models without an npz")
@@ -53,11 +56,14 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="fusion-bench", description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="command", metavar="{run,calibrate,accuracy}")
+    sub = ap.add_subparsers(dest="command", metavar="{run,calibrate,accuracy,fuzz}")
     add_run_args(sub.add_parser("run", help="benchmark models (default subcommand)"))
     from .calibrate import add_accuracy_args, add_calibrate_args
     add_calibrate_args(sub.add_parser("calibrate", help="fit the cost model's constants to measured dispatches"))
     add_accuracy_args(sub.add_parser("accuracy", help="predicted vs measured dispatch times on held-out models"))
+    from ..fuzz.command import add_fuzz_args
+    add_fuzz_args(sub.add_parser("fuzz", help="differential fuzzing, planted bugs, malformed inputs, faults, "
+                                 "determinism (docs/reliability.md)"))
     return ap
 
 
@@ -90,6 +96,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     elif args.command in ("calibrate", "accuracy"):
         from .calibrate import check_args
         check_args(ap, args)
+    elif args.command == "fuzz":
+        from ..fuzz.command import check_args as check_fuzz_args
+        check_fuzz_args(ap, args)
     return args
 
 
@@ -134,7 +143,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"[{len(records) + 1}/{len(jobs)}] {name} ...", flush=True)
         assert path is not None
         rec = runner.bench_model(path, args.modes, args.target, args.repeat, args.warmup, args.seed,
-                                 name=name, verbose=args.verbose)
+                                 name=name, verbose=args.verbose, tile_sizes=args.tile_sizes)
         records.append(rec)
     print()
     print_table(records, args.modes)
@@ -142,7 +151,8 @@ def cmd_run(args: argparse.Namespace) -> int:
            for o in ("iree", "greedy", "ort")}
     print("geomean " + "  ".join(f"{k} {_fmt(v, '.3f')}" for k, v in geo.items()))
     if args.json:
-        config = {"target": args.target, "modes": args.modes, "repeat": args.repeat, "warmup": args.warmup,
+        config = {"target": args.target, "modes": args.modes, "tile_sizes": args.tile_sizes,
+                  "repeat": args.repeat, "warmup": args.warmup,
                   "machine": platform.machine(), "python": platform.python_version()}
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"config": config, "results": records, "geomean": geo}, indent=1) + "\n")
@@ -158,6 +168,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in ("calibrate", "accuracy"):
         from .calibrate import run_command
         return run_command(args)
+    if args.command == "fuzz":
+        from ..fuzz.command import run_command as run_fuzz
+        return run_fuzz(args)
     return 2  # pragma: no cover - every subcommand returns above
 
 

@@ -70,8 +70,9 @@ def measure(fns: dict[str, Callable[[], Any]], repeat: int, warmup: int) -> dict
 
 
 def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warmup: int, seed: int = 0,
-                name: str | None = None, verbose: bool = False) -> dict[str, Any]:
-    """One JSON record for one model. Failures are recorded in `error`, never raised."""
+                name: str | None = None, verbose: bool = False, tile_sizes: str = "iree") -> dict[str, Any]:
+    """One JSON record for one model. Failures are recorded in `error`, never raised. `tile_sizes` goes
+    to compile_onnx for every mode (the tile configs applied are counted per mode)."""
     import fusion_opt as fo
 
     rec: dict[str, Any] = {"model": name or path.stem, "path": str(path), "target": target}
@@ -88,9 +89,12 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
         col = label(mode)
         try:
             t0 = time.perf_counter()
-            m = fo.compile_onnx(str(path), target=target, fusion=mode)
+            tiles = {"tile_sizes": tile_sizes} if tile_sizes != "iree" else {}  # "iree": the default
+            m = fo.compile_onnx(str(path), target=target, fusion=mode, **tiles)
             rec[f"compile_s_{col}"] = round(time.perf_counter() - t0, 3)
             rec[f"dispatches_{col}"] = m.dispatch_count
+            if tile_sizes != "iree":
+                rec[f"tile_configs_{col}"] = len(getattr(m, "configs", ()))
             if isinstance(getattr(m, "timings", None), dict):  # import/plan/compile split, when available
                 rec[f"compile_phases_{col}"] = {k: round(v, 3) for k, v in m.timings.items()}
             args = [inputs[n] for n in (getattr(m, "input_names", ()) or tuple(inputs))]

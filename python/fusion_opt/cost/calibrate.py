@@ -16,20 +16,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from .group import GroupView
-from .model import Cost, efficiency_key, estimate, lookup_efficiency, root_of
+from .group import GroupView, source_of
+from .model import Cost, estimate, group_keys, lookup_efficiency, root_of, shape_facts
 from .targets import TargetDesc, with_calibration
 
 # (field, key): ("efficiency", "convolution"), ("bw_fraction", "L2"), ("overlap", None), ("launch_s", None)
 Param = tuple[str, "str | None"]
 # Search range per field (value space); overlap is a fraction, the rest positive scales.
 BOUNDS: dict[str, tuple[float, float]] = {"efficiency": (1e-3, 4.0), "bw_fraction": (1e-2, 3.0),
-                                          "overlap": (0.0, 1.0), "launch_s": (1e-8, 1e-4), "cache_fit": (0.05, 1.0)}
+                                          "overlap": (0.0, 1.0), "launch_s": (1e-8, 1e-4), "cache_fit": (0.05, 1.0),
+                                          "dispatch_s": (1e-9, 1e-4)}
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,24 @@ class Sample:
     fusion: str = ""
 
 
+def with_sources(samples: Sequence[Sample]) -> list[Sample]:
+    """Samples whose views lack input sources (`GroupView.sources`, measured before views carried
+    them) get them from the ops of the other samples of the same run (model, fusion): a producer no
+    sample of the run contains (a reshape, an op IREE folded) stays unknown ("")."""
+    ops: dict[tuple[str, str, int], Any] = {}
+    for s in samples:
+        for op in s.view.ops:
+            ops.setdefault((s.model, s.fusion, op.index), op)
+    out = []
+    for s in samples:
+        if s.view.sources or not s.view.inputs:
+            out.append(s)
+            continue
+        src = tuple(source_of(x.key, lambda i, s=s: ops.get((s.model, s.fusion, i))) for x in s.view.inputs)
+        out.append(replace(s, view=replace(s.view, sources=src)))
+    return out
+
+
 @dataclass(frozen=True)
 class FitResult:
     constants: dict[str, Any]                 # for with_calibration / store_calibration
@@ -53,18 +72,23 @@ class FitResult:
     history: tuple[float, ...] = field(default=())
 
 
-def sample_kinds(samples: Iterable[Sample], lanes: int = 8) -> set[str]:
-    """Efficiency keys of the non-duplicated ops in the samples' groups."""
-    return {efficiency_key(op, lanes) for s in samples for op in s.view.ops if op.index not in s.view.duplicated}
+def sample_kinds(samples: Iterable[Sample], target: TargetDesc | None = None) -> set[str]:
+    """Efficiency keys the samples' groups depend on (`model.group_keys`): their non-duplicated ops'
+    keys and the iteration key of groups a CPU runs with masked vectors."""
+    return {k for s in samples for k in group_keys(s.view, target)}
 
 
 def default_params(samples: Sequence[Sample], target: TargetDesc) -> list[Param]:
-    """Constants the samples can inform: the efficiency of every op key present, the bandwidth
-    fraction of every memory level serving a sample, and overlap (not launch_s: see `execution_s`)."""
-    params: list[Param] = [("efficiency", k) for k in sorted(sample_kinds(samples, target.lanes_f32))]
+    """Constants the samples can inform: the efficiency of every key present (`model.group_keys`), the
+    bandwidth fraction of every memory level serving a sample, overlap and cache_fit (the share of a
+    cache a dispatch's data still finds there: on a VM the shared L3 is shared with other tenants too);
+    not launch_s (see `execution_s`)."""
+    params: list[Param] = [("efficiency", k) for k in sorted(sample_kinds(samples, target))]
     levels = sorted({estimate(s.view, target).memory_level for s in samples})
     params += [("bw_fraction", lvl) for lvl in levels]
-    return params + [("overlap", None)]
+    if target.kind == "cpu" and any(s.view.sources for s in samples):
+        params.append(("bw_fraction", "cold"))
+    return params + [("overlap", None), ("cache_fit", None), ("dispatch_s", None)]
 
 
 def get_value(t: TargetDesc, p: Param) -> float:
@@ -73,6 +97,8 @@ def get_value(t: TargetDesc, p: Param) -> float:
         return lookup_efficiency(dict(t.efficiency), str(key), t.efficiency_of(str(key).split(".")[0]))
     if name == "bw_fraction":
         table = dict(t.bw_fraction)
+        if key == "cold":
+            return table.get(key, 1.0)
         return table.get(key, table.get("cache" if key != "dram" else "dram", 1.0))
     return float(getattr(t, name))
 
@@ -184,6 +210,12 @@ def accuracy(pred: Sequence[float], meas: Sequence[float]) -> dict[str, float]:
             "p90_rel_error": float(np.percentile(err, 90)), "n": int(err.size)}
 
 
+def record_kind(v: GroupView, target: TargetDesc) -> str:
+    """The root's efficiency key, with the group's iteration key when it has one (`elementwise|masked`)."""
+    key, _, it = shape_facts(root_of(v.ops), target)
+    return f"{key}|{it.rpartition('.')[2]}" if it else key
+
+
 def records(samples: Sequence[Sample], target: TargetDesc) -> list[dict[str, Any]]:
     """One JSON-able record per sample: prediction, measurement, bounding term and the root's kind."""
     out = []
@@ -191,7 +223,7 @@ def records(samples: Sequence[Sample], target: TargetDesc) -> list[dict[str, Any
         c: Cost = estimate(s.view, target)
         root = root_of(s.view.ops)
         out.append({"model": s.model, "fusion": s.fusion, "group": s.group,
-                    "kind": efficiency_key(root, target.lanes_f32), "root": root.name, "ops": len(s.view.ops), "predicted_us": execution_s(c) * 1e6,
+                    "kind": record_kind(s.view, target), "root": root.name, "ops": len(s.view.ops), "predicted_us": execution_s(c) * 1e6,
                     "measured_us": s.measured_s * 1e6, "bound": c.bound,
                     "rel_error": abs(execution_s(c) - s.measured_s) / s.measured_s})
     return out

@@ -4,12 +4,13 @@ and the tensors that stay inside (never materialized). The cost model prices onl
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
 
-from ..analysis.opdesc import DataflowGraph, OpDesc
+from ..analysis.classify import map_results
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 
 _BITS = {"i1": 8, "i8": 8, "f8": 8, "i16": 16, "f16": 16, "bf16": 16, "i32": 32, "f32": 32,
          "i64": 64, "f64": 64, "index": 64}
@@ -52,10 +53,25 @@ class GroupView:
     outputs: tuple[TensorRef, ...]
     intermediates: tuple[TensorRef, ...]
     duplicated: frozenset[int] = frozenset()
+    # where each input comes from, aligned with `inputs` (empty: unknown): "arg", "const", or the
+    # producing op's `distribution` ("tiled" / "streamed"); decides which cache still holds it
+    sources: tuple[str, ...] = ()
 
     @property
     def indices(self) -> tuple[int, ...]:
         return tuple(op.index for op in self.ops)
+
+
+def distribution(op: OpDesc) -> str:
+    """How a CPU backend spreads op's work over cores: "tiled" (contraction, convolution and pooling:
+    2-D/3-D workgroup tiles) or "streamed" (everything else: rows of the result). Two dispatches of the
+    same distribution touch the same data on the same core; across distributions data moves between
+    cores."""
+    if op.kind in (OpKind.CONTRACTION, OpKind.CONVOLUTION):
+        return "tiled"
+    if op.kind is OpKind.REDUCTION and op.indexing_maps and any("+" in r for r in map_results(op.indexing_maps[0])):
+        return "tiled"
+    return "streamed"
 
 
 def reads_init(op: OpDesc) -> bool:
@@ -110,7 +126,8 @@ def _op_facts(op: OpDesc) -> tuple[tuple[tuple[int | None, tuple[object, ...], T
     return facts
 
 
-def _build(ops: Sequence[OpDesc], escapes: Iterable[int], duplicated: frozenset[int]) -> GroupView:
+def _build(ops: Sequence[OpDesc], escapes: Iterable[int], duplicated: frozenset[int],
+           op_at: Callable[[int], OpDesc | None] | None = None) -> GroupView:
     ops = tuple(sorted(ops, key=_INDEX))
     members = {o.index for o in ops}
     escapes = set(escapes) - duplicated
@@ -126,19 +143,33 @@ def _build(ops: Sequence[OpDesc], escapes: Iterable[int], duplicated: frozenset[
     inner: list[TensorRef] = []
     for op, (_, results) in zip(ops, facts):
         (outs if op.index in escapes else inner).extend(results)
-    return GroupView(ops, tuple(inputs.values()), tuple(outs), tuple(inner), duplicated)
+    ins = tuple(inputs.values())
+    sources = tuple(source_of(x.key, op_at) for x in ins) if op_at is not None else ()
+    return GroupView(ops, ins, tuple(outs), tuple(inner), duplicated, sources)
 
 
 def group_view(graph: DataflowGraph, op_indices: Iterable[int], duplicated: Iterable[int] = ()) -> GroupView:
     """View of the ops `op_indices` of `graph` as one group. A member's result escapes when an op
-    outside the group consumes it, the function returns it, or nothing consumes it at all."""
+    outside the group consumes it, the function returns it, or nothing consumes it at all. Inputs
+    carry their source (`GroupView.sources`)."""
     members = set(op_indices)
     consumers, outputs, escapes = graph.consumers, graph.outputs, set()
     for i in members:
         cs = consumers(i)
         if i in outputs or not cs or any(c not in members for c in cs):
             escapes.add(i)
-    return _build([graph.ops[i] for i in members], escapes, frozenset(duplicated))
+    ops = graph.ops
+    return _build([ops[i] for i in members], escapes, frozenset(duplicated),
+                  lambda i: ops[i] if 0 <= i < len(ops) else None)
+
+
+def source_of(key: tuple[object, ...], op_at: Callable[[int], OpDesc | None]) -> str:
+    """Source of an input keyed `key` (see TensorRef): "arg", "const", the producer's distribution,
+    or "" when the producer is unknown."""
+    if key[0] == "op":
+        p = op_at(int(key[1]))  # type: ignore[call-overload]
+        return distribution(p) if p is not None else ""
+    return "arg" if key[0] == "arg" else "const"
 
 
 def view_of_ops(ops: Sequence[OpDesc], duplicated: Iterable[int] = ()) -> GroupView:

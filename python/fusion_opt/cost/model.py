@@ -33,8 +33,9 @@ from dataclasses import asdict, dataclass
 
 from ..analysis.classify import map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
-from .group import GroupView, TensorRef, elem_bytes, group_view, view_of_ops
+from .group import GroupView, TensorRef, distribution, elem_bytes, group_view, view_of_ops
 from .targets import TargetDesc
+from .tiling import conv2d_tiles, conv_vector_fit, masked, strided, vector_dim
 
 MATRIX = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION})
 _ROOT_ORDER = (OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.REDUCTION, OpKind.PAD, OpKind.OPAQUE)
@@ -59,6 +60,7 @@ class Cost:
     peak_temp_bytes: int
     time_s: float
     bound: str                  # "compute" | "memory" | "launch" | "spill"
+    dispatch_s: float = 0.0     # fixed execution time of the dispatch (part of time_s)
 
     def breakdown(self) -> dict[str, float | int | str]:
         return asdict(self)
@@ -92,21 +94,53 @@ def _window_split(op: OpDesc) -> tuple[int, int]:
     return window, chan
 
 
-def efficiency_key(op: OpDesc, lanes: int = 8) -> str:
+def _cpu(t: TargetDesc | None) -> tuple[int, int] | None:
+    """(SIMD bits, SIMD register file bits) when IREE's CPU tiling applies (CPU targets; None = a generic
+    AVX2 host), else None (GPUs)."""
+    if t is None:
+        return 256, 16 * 256
+    if t.kind != "cpu":
+        return None
+    return t.vector_bits, t.registers * t.register_bits
+
+
+def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
     """Key of op's compute efficiency: its kind, refined from shapes where IREE's code differs a lot.
-    `convolution.1x1` (window 1: a matmul in disguise), `convolution.depthwise` (no channel reduction),
-    `reduction.window` (pooling: a reduction over a sliding window); a conv whose output rows are
-    shorter than two vectors (`lanes` f32 lanes) gets `.narrow`: IREE vectorizes direct NCHW convs
-    along the output width, and measured 7/13/14-wide convs ran 5-10x slower per FLOP than 28/56-wide
-    ones. Lookup (`efficiency`) drops suffixes until a key has a constant."""
+    Convolutions on a CPU (2-D NCHW, IREE's conv pipeline; tiles from `tiling.conv2d_tiles`):
+    `convolution.scalar` (a vector tile does not divide its workgroup tile, so the remainder runs as
+    scalar loops, or the output width is not vectorized at all),
+    else `convolution.strided` (input read with a stride), `convolution.1x1` (window of 1: a matmul in
+    disguise) or `convolution`; other convs: `convolution.depthwise` (no channel reduction) or
+    `convolution.generic` (grouped: IREE's default tiling). On GPUs only 1x1/depthwise are told apart.
+    `reduction.window` is pooling. Lookup (`efficiency`) drops suffixes until a key has a constant."""
     if op.kind is OpKind.CONVOLUTION:
         window, chan = _window_split(op)
-        key = "convolution.1x1" if window == 1 else "convolution.depthwise" if chan == 1 else "convolution"
-        width = op.result_shapes[0][-1] if op.result_shapes and op.result_shapes[0] else 0
-        return key + ".narrow" if 0 < width < 2 * lanes else key
+        if chan == 1:
+            return "convolution.depthwise"
+        cpu = _cpu(t)
+        if cpu is None:
+            return "convolution.1x1" if window == 1 else "convolution"
+        fit = conv_vector_fit(op, *cpu)
+        if fit is None:
+            return "convolution.generic"
+        if fit[0]:
+            return "convolution.scalar"
+        if strided(op):
+            return "convolution.strided"
+        return "convolution.1x1" if window == 1 else "convolution"
     if op.kind is OpKind.REDUCTION and _window_split(op)[0] > 1:
         return "reduction.window"
     return op.kind.value
+
+
+def vector_utilisation(op: OpDesc, t: TargetDesc | None = None) -> float:
+    """Share of the FMA pipes a vectorized 2-D conv's register tile keeps busy on a CPU (see
+    `tiling.conv_vector_fit`); 1 for other ops, scalar convs (their key prices the scalar code) and GPUs."""
+    cpu = _cpu(t)
+    if op.kind is not OpKind.CONVOLUTION or cpu is None:
+        return 1.0
+    fit = conv_vector_fit(op, *cpu)
+    return fit[1] if fit is not None and not fit[0] else 1.0
 
 
 def lookup_efficiency(table: dict[str, float], key: str, default: float) -> float:
@@ -118,12 +152,64 @@ def lookup_efficiency(table: dict[str, float], key: str, default: float) -> floa
     return default
 
 
+_SHAPE_FACTS: dict[tuple[int, tuple[int, int] | None], tuple[OpDesc, tuple[str, float, str | None]]] = {}
+
+
+def shape_facts(op: OpDesc, t: TargetDesc | None) -> tuple[str, float, str | None]:
+    """(efficiency key, vector utilisation, iteration key) of op on t: they depend on shapes and the
+    target's vector/register widths only, not on free constants, so they are computed once (the fitter
+    re-prices the same ops under thousands of constant sets)."""
+    cpu = _cpu(t)
+    k = (id(op), cpu)
+    hit = _SHAPE_FACTS.get(k)
+    if hit is not None and hit[0] is op:
+        return hit[1]
+    if len(_SHAPE_FACTS) >= 1 << 17:
+        _SHAPE_FACTS.clear()
+    facts = (efficiency_key(op, t), vector_utilisation(op, t), iteration_key(op, t))
+    _SHAPE_FACTS[k] = (op, facts)
+    return facts
+
+
 def efficiency(op: OpDesc, t: TargetDesc) -> float:
-    return lookup_efficiency(dict(t.efficiency), efficiency_key(op, t.lanes_f32), t.efficiency_of(op.kind.value))
+    return lookup_efficiency(dict(t.efficiency), shape_facts(op, t)[0], t.efficiency_of(op.kind.value))
 
 
 def op_compute_s(op: OpDesc, t: TargetDesc) -> float:
-    return op.flops / (t.peak(op_dtype(op), op.kind in MATRIX) * efficiency(op, t))
+    return op.flops / (t.peak(op_dtype(op), op.kind in MATRIX) * efficiency(op, t) * shape_facts(op, t)[1])
+
+
+def iteration_key(root: OpDesc, t: TargetDesc | None = None) -> str | None:
+    """Why a CPU cannot stream the group's loop (rooted at `root`, not a contraction/conv), which then
+    costs about a fixed time per element iteration (`iteration_s`); None when it streams. From the
+    vectorized loop (`tiling.vector_dim`, the rightmost loop some operand varies fastest along):
+    `iteration.masked`: its row is longer than a vector and not a multiple of it (`tiling.masked`);
+    `iteration.reduction`: it is a reduction loop (a row sum: each vector adds into one dependent
+    accumulator chain); `iteration.transposed`: an operand indexes it but varies fastest along
+    another loop (a transpose: strided element accesses)."""
+    cpu = _cpu(t)
+    if cpu is None or root.kind in MATRIX or conv2d_tiles(root, *cpu) is not None:
+        return None  # contractions, convs and pooling: priced per FLOP (efficiency_key)
+    if masked(root, cpu[0]):
+        return "iteration.masked"
+    d = vector_dim(root)
+    if d is None:
+        return None
+    if root.iterator_types[d] != "parallel":
+        return "iteration.reduction"
+    for m in root.indexing_maps:
+        res = map_results(m)
+        if res and d in {int(x) for r in res[:-1] for x in _DIM.findall(r)} and \
+                d not in {int(x) for x in _DIM.findall(res[-1])}:
+            return "iteration.transposed"
+    return None
+
+
+def group_keys(v: GroupView, t: TargetDesc | None = None) -> set[str]:
+    """Efficiency keys a group's time depends on: its non-duplicated members' keys and its iteration key."""
+    keys = {shape_facts(op, t)[0] for op in v.ops if op.index not in v.duplicated}
+    it = shape_facts(root_of(v.ops), t)[2] if v.ops else None
+    return keys | ({it} if it else set())
 
 
 def indexed_dims(op: OpDesc, pos: int) -> set[int]:
@@ -158,8 +244,16 @@ def parallel_elems(op: OpDesc) -> int:
 
 
 def parallelism(root: OpDesc, t: TargetDesc) -> float:
-    tile = t.matmul_tile**2 if root.kind in MATRIX else t.tile(root.kind.value)
-    tiles = max(1, math.ceil(parallel_elems(root) / tile))
+    """Share of the cores kept busy: workgroups / (cores x waves). Workgroups are IREE's distribution
+    tiles for a conv/pooling on a CPU (`tiling.conv2d_tiles`), else the parallel space over one tile
+    (matmul_tile^2 for contractions/convs, tile_elems[kind] otherwise)."""
+    cpu = _cpu(t)
+    conv = conv2d_tiles(root, *cpu) if cpu is not None and root.kind in (OpKind.CONVOLUTION, OpKind.REDUCTION) else None
+    if conv is not None:
+        tiles = math.prod(-(-r // d) for r, d in zip(root.loop_ranges, conv[1]) if d)
+    else:
+        tile = t.matmul_tile**2 if root.kind in MATRIX else t.tile(root.kind.value)
+        tiles = max(1, math.ceil(parallel_elems(root) / tile))
     return tiles / (t.cores * math.ceil(tiles / t.cores))
 
 
@@ -167,7 +261,7 @@ class _OpFacts:
     """What `estimate` needs of one op on one target, computed once (see `_facts`)."""
 
     __slots__ = ("compute_s", "reuse", "rereads", "loop_elems", "result_elems", "elem_bytes", "parallelism",
-                 "parallel_elems")
+                 "parallel_elems", "iteration_s")
 
     def __init__(self, op: OpDesc, t: TargetDesc) -> None:
         self.compute_s = op_compute_s(op, t)
@@ -180,6 +274,10 @@ class _OpFacts:
         self.elem_bytes = elem_bytes(op_dtype(op))
         self.parallelism = parallelism(op, t)
         self.parallel_elems = parallel_elems(op)
+        # as a group's root: its loop nest's masked element iterations (0 when vectorized cleanly)
+        it = shape_facts(op, t)[2]
+        self.iteration_s = (self.loop_elems / (t.peak("f32") * lookup_efficiency(dict(t.efficiency), it, 1.0))
+                            if it else 0.0)
 
 
 class _TargetFacts:
@@ -192,6 +290,12 @@ class _TargetFacts:
         self.t = t
         self.levels = [(t.capacity(level), level.name, t.bandwidth(level.name)) for level in t.caches[1:]]
         self.dram = ("dram", t.bandwidth("dram"))
+        # shared levels (one instance for all cores) serve data another core or the host wrote, at
+        # bw_fraction["cold"] of their streaming rate (line transfers between cores, no prefetch)
+        cold = dict(t.bw_fraction).get("cold", 1.0)
+        self.cold_levels = [(cap, name, bw * cold) for cap, name, bw in self.levels
+                            if not next(c for c in t.caches if c.name == name).private] if t.kind == "cpu" else []
+        self.cold_dram = ("dram", self.dram[1] * cold)
         self.l1_bw = t.bandwidth(t.caches[0].name)
         self.ops: dict[int, tuple[OpDesc, _OpFacts]] = {}
 
@@ -205,6 +309,13 @@ class _TargetFacts:
         self.ops[id(op)] = (op, f)
         return f
 
+    def cold_level(self, nbytes: float) -> tuple[str, float]:
+        """(level, B/s) serving `nbytes` that are not in this core's private caches."""
+        for cap, name, bw in self.cold_levels:
+            if nbytes <= cap:
+                return name, bw
+        return self.cold_dram
+
     def serving_level(self, nbytes: float) -> tuple[str, float]:
         """`serving_level(nbytes, t)`, from precomputed capacities and bandwidths."""
         for cap, name, bw in self.levels:
@@ -214,6 +325,11 @@ class _TargetFacts:
 
 
 _TARGETS: dict[int, _TargetFacts] = {}
+# Input sources whose data no private cache of this dispatch's cores holds: function arguments and
+# constants (written by the host / touched once per inference) and results of "tiled" dispatches
+# (contractions, convs, pooling: their tiles were written by other cores than the rows a streamed
+# dispatch reads); a tiled root likewise reads streamed results across cores.
+_COLD = frozenset({"arg", "const", "tiled"})
 
 
 def _facts(t: TargetDesc) -> _TargetFacts:
@@ -295,6 +411,7 @@ def estimate(group: GroupView | Sequence[OpDesc], target: TargetDesc) -> Cost:
         flops = sum(op.flops for op in ops)
         compute = sum(f.compute_s for f in facts)
         recompute = 0
+    compute += rf.iteration_s
 
     # One pass over the edges inside the group (producer -> consumer operand): each producer's last
     # in-group use (live ranges), whether it must be materialized, and the recompute of producers
@@ -328,11 +445,19 @@ def estimate(group: GroupView | Sequence[OpDesc], target: TargetDesc) -> Cost:
         else:
             recompute += 0.0
 
-    # Bytes: unique traffic served by the level holding the whole working set; contraction re-reads
-    # served by the level holding the re-read operand.
+    # Bytes: unique traffic served by the level holding the whole working set, except inputs this
+    # core's private caches cannot hold (`_cold`): served by the first shared level holding them;
+    # contraction re-reads served by the level holding the re-read operand.
     unique = sum(x.nbytes for x in v.inputs) + sum(x.nbytes for x in v.outputs)
     level, bw = tf.serving_level(unique)
     memory, dram = unique / bw, unique if level == "dram" else 0
+    cold = 0.0
+    if v.sources and tf.cold_levels:
+        tiled_root = distribution(root) == "tiled"
+        for x, src in zip(v.inputs, v.sources):
+            if src in _COLD or (tiled_root and src == "streamed"):
+                clvl, cbw = tf.cold_level(x.nbytes)
+                cold += x.nbytes / cbw
     traffic = unique
     by_key: dict[tuple[object, ...], TensorRef] | None = None
     for op, f in zip(ops, facts):
@@ -360,11 +485,12 @@ def estimate(group: GroupView | Sequence[OpDesc], target: TargetDesc) -> Cost:
 
     peak_temp = big + sum(x.nbytes for x in v.outputs)
     launch = t.launch_s
-    time = roof / par + spill + recompute + launch
-    terms = {"compute": (compute + recompute) / par, "memory": memory / par, "launch": launch, "spill": spill}
+    time = (roof + cold) / par + spill + recompute + t.dispatch_s + launch
+    terms = {"compute": (compute + recompute) / par, "memory": (memory + cold) / par,
+             "launch": launch + t.dispatch_s, "spill": spill}
     bound = max(terms, key=lambda k: terms[k])
-    return Cost(flops, compute, int(traffic), int(dram), level, memory, launch, spill, recompute, par, regs,
-                int(peak_temp), time, bound)
+    return Cost(flops, compute, int(traffic), int(dram), level, memory + cold, launch, spill, recompute, par, regs,
+                int(peak_temp), time, bound, t.dispatch_s)
 
 
 def _input_ref(by_key: dict[tuple[object, ...], TensorRef], op: OpDesc, pos: int,

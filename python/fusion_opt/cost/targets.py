@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 DATA_DIR = Path(__file__).with_name("targets")
 ALIASES = {"llvm-cpu": "host", "cpu": "host", "cuda": "sm_80"}
 # Free constants that calibration may change (the rest of a TargetDesc is spec or measurement).
-CALIBRATABLE = ("overlap", "efficiency", "bw_fraction", "launch_s", "cache_fit")
+CALIBRATABLE = ("overlap", "efficiency", "bw_fraction", "launch_s", "cache_fit", "dispatch_s")
 
 
 class CacheLevel(NamedTuple):
@@ -60,9 +60,17 @@ class TargetDesc:
     overlap: float = 0.7                       # in [0, 1]: fraction of min(compute, memory) hidden
     efficiency: Pairs = _pairs({
         "contraction": 0.6, "convolution": 0.4, "elementwise": 0.9, "broadcast": 0.9, "injective": 0.9,
-        "reduction": 0.5, "pad": 0.9, "opaque": 0.3})
+        "reduction": 0.5, "pad": 0.9, "opaque": 0.3,
+        # CPU-only refinements (model.efficiency_key / iteration_key): scalar convs (vector tiles not
+        # dividing their tiles), strided input reads, convs outside IREE's conv pipeline, and the element
+        # iterations of loops that cannot stream (one iteration priced as one f32 FLOP): masked rows,
+        # row reductions, transposes
+        "convolution.scalar": 0.03, "convolution.strided": 0.1, "convolution.generic": 0.05,
+        "iteration.masked": 0.01, "iteration.reduction": 0.02, "iteration.transposed": 0.02})
     bw_fraction: Pairs = _pairs({"dram": 0.8})  # achieved / nominal bandwidth per level ("dram", "L1", ...)
     cache_fit: float = 0.5                     # usable fraction of a cache for one group's working set
+    dispatch_s: float = 1e-6                   # fixed execution time of a dispatch (scheduling its
+    #                                            workgroups on the workers), inside its duration unlike launch_s
     tile_elems: Pairs = _pairs({"elementwise": 64, "reduction": 64, "default": 64})  # output elems per tile
     matmul_tile: int = 64                      # M and N edge of a contraction/conv workgroup tile
     source: str = ""                           # where the figures come from
@@ -189,7 +197,8 @@ def describe_target(t: TargetDesc) -> str:
         ("caches", caches),
         ("launch", f"{t.launch_s * 1e6:.3g} us; max workgroup {t.max_workgroup_size}"
                    + (f"; shared {_si(t.shared_mem_per_workgroup, 'B')}/workgroup" if t.shared_mem_per_workgroup else "")),
-        ("constants", f"overlap {t.overlap:g}, cache_fit {t.cache_fit:g}, matmul_tile {t.matmul_tile}, "
+        ("constants", f"overlap {t.overlap:g}, cache_fit {t.cache_fit:g}, dispatch {t.dispatch_s * 1e6:.3g} us, "
+                      f"matmul_tile {t.matmul_tile}, "
                       + ", ".join(f"eff[{k}] {v:g}" for k, v in t.efficiency)),
         ("calibrated", ", ".join(t.calibrated) or "no (defaults)"),
         ("source", t.source),

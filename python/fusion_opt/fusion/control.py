@@ -71,17 +71,26 @@ class ControlSpec:
     fuse_flag: str = "--fuse"
     no_fuse_flag: str = "--no-fuse"
     hits: dict[str, int] = field(default_factory=dict)
+    disabled_patterns: tuple[str, ...] = ()   # pattern registry names switched off (patterns/__init__.py)
 
     @classmethod
     def from_options(cls, fuse: Iterable[str | Sequence[str]] = (), no_fuse: Iterable[str | Sequence[str]] = (),
-                     max_fusions: int | None = None, api: bool = False) -> ControlSpec:
+                     max_fusions: int | None = None, api: bool = False,
+                     disable_patterns: Iterable[str] = ()) -> ControlSpec:
+        from ..patterns import PATTERN_NAMES
         if max_fusions is not None and (not isinstance(max_fusions, int) or max_fusions < 0):
             raise InputError(f"max_fusions must be a non-negative integer, got {max_fusions!r}")
+        if isinstance(disable_patterns, str):
+            raise InputError("disable_patterns= takes a list of pattern names")
+        off = tuple(n for v in disable_patterns for n in v.split(",") if n)
+        unknown = [n for n in off if n not in PATTERN_NAMES]
+        if unknown:
+            raise InputError(f"unknown pattern '{unknown[0]}' (known: {', '.join(PATTERN_NAMES)})")
         if isinstance(fuse, str) or isinstance(no_fuse, str):
             raise InputError("fuse= and no_fuse= take a list of op lists, e.g. fuse=['n1,n2']")
         flags = ("fuse=", "no_fuse=") if api else ("--fuse", "--no-fuse")
         barriers = tuple(m for ms in split_matchers(no_fuse) for m in ms)
-        return cls(tuple(split_matchers(fuse)), barriers, max_fusions, *flags)
+        return cls(tuple(split_matchers(fuse)), barriers, max_fusions, *flags, disabled_patterns=off)
 
     @property
     def empty(self) -> bool:

@@ -13,6 +13,9 @@
   ours vs 9.5 ms as IREE's matmul, 16->64 ch 1x1 at 55x55 1.3 ms vs 0.21 ms; ShuffleNet's grouped
   1x1 conv 1x4x68x14x14 4.0 ms vs 1.15 ms, its depthwise 3x3 0.82 ms vs 0.33 ms). IREE fuses the
   same epilogues (bias, BN, relu) into its dispatch, so nothing of ours is lost.
+- `constant`: a group computing only from constants (BatchNorm's rsqrt(var + eps), folded weights).
+  IREE's const-eval evaluates such ops at compile time and stores the result as a global, but only
+  when they are outside dispatch regions; inside one they would run on every call.
 - `lone-slice`: a group holding only `tensor.extract_slice`s. IREE turns a slice outside regions into
   a view when it is contiguous (the stacked Q/K/V projections' slices, rewrites/siblings.py) and
   otherwise copies it itself or folds it into its consumer; as a region of ours it is a copy dispatch.
@@ -92,6 +95,15 @@ def _h_conv_rewrite(graph: DataflowGraph, g: Group) -> str | None:
     return None
 
 
+CONST_REASON = ("left to IREE: it computes only from constants, which IREE evaluates at compile time "
+                "(const-eval) outside dispatch regions")
+
+
+def _h_constant(graph: DataflowGraph, g: Group) -> str | None:
+    from .legality import constant_ops, indexed
+    return CONST_REASON if set(g.ops) <= constant_ops(indexed(graph)) else None
+
+
 SLICE_REASON = ("left to IREE: a slice alone, which IREE makes a view (contiguous) or folds into its consumer; "
                 "as a region of ours it would be a copy dispatch")
 
@@ -104,6 +116,7 @@ HANDOFFS: tuple[Handoff, ...] = (
     Handoff("padded", "a result padded for a conv: IREE writes it into the padded buffer for free", _h_padded),
     Handoff("conv-rewrite", "1x1 and grouped/depthwise convs: IREE rewrites them (matmul, generalized) only "
             "outside our regions; measured 2.5-6x faster per dispatch", _h_conv_rewrite),
+    Handoff("constant", "ops on constants only: IREE evaluates them at compile time", _h_constant),
     Handoff("lone-slice", "a slice alone: IREE makes it a view or folds it into its consumer", _h_lone_slice),
     # `feeds-iree` is not a per-group check: it depends on what the rules above handed back (see
     # hand_padded_groups_to_iree), so it is listed by name only.
@@ -159,7 +172,11 @@ def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
         return plan
     groups = tuple(replace(g, id=k) for k, g in enumerate(keep))
     unplaced = tuple(sorted({*plan.unplaced, *(i for g, _ in handed for i in g.ops)}))
-    notes = plan.notes + tuple(f"ops {', '.join(map(str, g.ops))} ({g.kind}): {why}" for g, why in handed)
+    const = sorted(i for g, why in handed if why == CONST_REASON for i in g.ops)
+    notes = plan.notes + tuple(f"ops {', '.join(map(str, g.ops))} ({g.kind}): {why}" for g, why in handed
+                               if why != CONST_REASON)
+    if const:  # one note: a model has one or two per BatchNorm
+        notes += (f"ops {', '.join(map(str, const))}: {CONST_REASON}",)
     return replace(plan, groups=groups, unplaced=unplaced, notes=notes)
 
 

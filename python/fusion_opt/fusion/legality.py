@@ -16,6 +16,7 @@ from typing import Any
 
 from ..analysis.classify import LIGHT, map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from ..testhooks import DISABLED_RULES
 
 MATRIX = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION})
 
@@ -84,6 +85,24 @@ def group_root(g: DataflowGraph, ops: Sequence[int]) -> int:
     return ops[-1]
 
 
+def constant_ops(g: IndexedGraph) -> frozenset[int]:
+    """Ops that compute only from constants (BatchNorm's rsqrt(var + eps), scaled weights): IREE's
+    const-eval hoists them into globals computed at compile time, but only outside dispatch regions.
+    Splats (fills, no tensor input) are not counted: they are cloned into consumers instead."""
+    cached = getattr(g, "_constant_ops", None)
+    if cached is None:
+        const: set[int] = set()
+        for op in g.ops:  # program order: producers first
+            ins = op.operands[:op.num_dps_inputs] if op.num_dps_inputs else op.operands
+            if not ins or is_fill_like(op):
+                continue
+            if all(p is None or (p >= 0 and p in const) for p in ins):  # None: a constant (or empty)
+                const.add(op.index)
+        cached = frozenset(const)
+        object.__setattr__(g, "_constant_ops", cached)
+    return cached
+
+
 def is_fill_like(op: OpDesc) -> bool:
     """Light op with no tensor producer: a splat such as linalg.fill, free to rematerialize."""
     return op.kind in LIGHT and all(p is None for p in op.operands) and op.flops == 0
@@ -106,6 +125,15 @@ def _r_dispatchable(g: IndexedGraph, m: frozenset[int]) -> str | None:
         op = g.ops[i]
         if not op.dispatchable and op.name != "tensor.pad":
             return f"op {i} ({op.name}) is left to IREE outside every dispatch"
+    return None
+
+
+def _r_constant(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    const = constant_ops(g) & m
+    if const and const != m:
+        i = min(const)
+        return (f"op {i} ({g.ops[i].name}) computes only from constants (IREE evaluates it at compile time "
+                f"outside dispatches) and op {min(m - const)} does not")
     return None
 
 
@@ -194,6 +222,48 @@ def _r_tile_fuse(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
+# Three groups IREE 3.13 llvm-cpu cannot compile, found by `fusion-bench fuzz` (docs/reliability.md);
+# each rule's minimal reproducer is in test/fuzz/iree/.
+
+def _r_const_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """In a group rooted at a reduction/contraction/convolution, a consumer reading a producer of the group
+    at a constant index (a size-1 dim read at 0, `(d0, 0)`) fails codegen ("failed to run translation");
+    in a group of light ops it compiles."""
+    if all(g.ops[i].kind in LIGHT for i in m):
+        return None
+    for c in sorted(m):
+        for e in g.in_edges[c]:  # type: ignore[attr-defined]
+            if e.producer in m and any(k == "const" for k, _ in _access(g.ops[c], e.operand)):
+                return f"op {c} reads op {e.producer} at a constant index in a group with a heavy root"
+    return None
+
+
+def _r_offset_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """An op reading an operand at a constant offset (`d1 + 2`) followed by a consumer in the same
+    dispatch crashes (segfault) the compiler."""
+    for i in sorted(m):
+        op = g.ops[i]
+        if any(k == "offset" for pos in range(op.num_dps_inputs) for k, _ in _access(op, pos)) and \
+                any(c in m for c in g.consumers(i)):
+            return f"op {i} reads an operand at an offset and feeds a consumer in the group"
+    return None
+
+
+def _r_slice_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """A tensor.extract_slice whose result leaves a dispatch of several ops (as its sink, or also read
+    outside) fails codegen ("write affecting operations on global resources are restricted to workgroup
+    distributed contexts"): strided slices after any producer, unit-stride ones after some."""
+    if len(m) < 2:
+        return None
+    for i in sorted(m):
+        if g.ops[i].name != "tensor.extract_slice":
+            continue
+        cons = g.consumers(i)
+        if i in g.outputs or not cons or not all(c in m for c in cons):
+            return f"slice op {i} is a result of the group"
+    return None
+
+
 def _r_contraction_prologue(g: IndexedGraph, m: frozenset[int]) -> str | None:
     for c in sorted(m):
         cop = g.ops[c]
@@ -271,6 +341,8 @@ class Rule:
 # The table. Order: cheapest and most fundamental first; the first failing rule is reported.
 RULES: tuple[Rule, ...] = (
     Rule("dispatchable", "reshapes, concat and pads are left to IREE outside dispatches", _r_dispatchable),
+    Rule("constant", "ops computing only from constants are evaluated by IREE at compile time, not fused",
+         _r_constant),
     Rule("lone-pad", "a tensor.pad compiles in a dispatch only with the convolution it feeds", _r_pad),
     Rule("opaque", "ops of unknown data movement get a dispatch of their own", _r_opaque),
     Rule("transpose", "a transpose fused with other ops exceeded IREE llvm-cpu's stack limit", _r_transpose),
@@ -280,6 +352,11 @@ RULES: tuple[Rule, ...] = (
          _r_single_root),
     Rule("tile-fuse", "the consumer must read the producer through its loops (invertible, no negative distance)",
          _r_tile_fuse),
+    Rule("const-read", "a reduction/contraction read at a constant index (size-1 dim) fails IREE llvm-cpu codegen",
+         _r_const_read),
+    Rule("offset-read", "an op reading at an offset (d + c) fused with its consumer crashes IREE llvm-cpu",
+         _r_offset_read),
+    Rule("slice-result", "a slice as a result of a multi-op dispatch fails IREE llvm-cpu codegen", _r_slice_result),
     Rule("contraction-prologue", "only a fill (accumulator) or a pad (conv input) fuses into a contraction",
          _r_contraction_prologue),
     Rule("root-space", "epilogues of a contraction/convolution iterate over its output space", _r_root_space),
@@ -296,6 +373,8 @@ def group_verdict(graph: DataflowGraph, members: Iterable[int]) -> Verdict:
         return LEGAL if not m or g.ops[next(iter(m))].kind is not OpKind.PAD else \
             Verdict(False, "lone-pad", f"pad op {next(iter(m))} alone fails IREE llvm-cpu codegen")
     for rule in RULES:
+        if rule.name in DISABLED_RULES:  # planted bugs (fusion_opt.testhooks): empty unless a test sets it
+            continue
         why = rule.check(g, m)
         if why is not None:
             return Verdict(False, rule.name, why)
@@ -334,6 +413,8 @@ class Partition:
         """An op outside `union` on a path that leaves and re-enters it, or None (union is convex).
 
         Program order is topological, so nodes whose first op comes after `union`'s last op are pruned."""
+        if "cycle" in DISABLED_RULES:  # planted bug (fusion_opt.testhooks)
+            return None
         g, hi = self.graph, max(union)
         seen: set[int] = set()
         stack: list[tuple[int, int]] = []

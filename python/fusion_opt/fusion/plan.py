@@ -41,6 +41,8 @@ class FusionPlan:
     cloned: tuple[int, ...] = field(default_factory=tuple)
     target: str | None = None          # the cost model's target the groups were priced on
     notes: tuple[str, ...] = ()        # plan-level decisions, e.g. groups handed back to IREE
+    # pattern registry hits: (name, occurrences) -- rewrites: applied; grouping patterns: found
+    patterns: tuple[tuple[str, int], ...] = ()
 
     @property
     def predicted_s(self) -> float | None:

@@ -95,6 +95,7 @@ def plan_to_json(plan: FusionPlan, graph: DataflowGraph) -> dict[str, Any]:
         "unplaced": [_op(ops[i]) for i in plan.unplaced],
         "cloned": [_op(ops[i]) for i in plan.cloned],
         "notes": list(plan.notes),
+        "patterns": dict(plan.patterns),
     }
 
 
@@ -140,6 +141,9 @@ def plan_to_text(plan: FusionPlan, graph: DataflowGraph) -> str:
     if plan.cloned:
         lines.append("cloned into consumers: " + ", ".join(f"{short(ops[i])}@{ops[i].loc}" for i in plan.cloned))
     lines.extend(f"note: {n}" for n in plan.notes)
+    if plan.patterns:
+        lines.append("patterns: " + ", ".join(f"{k} {v}" for k, v in plan.patterns if v) if any(
+            v for _, v in plan.patterns) else "patterns: none")
     cut = boundary(plan, graph)
     if cut:
         counts: dict[str, int] = {}

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from ..errors import PlanError
 from ..fusion.plan import FusionPlan
 from ..ir import flow, ir
+from ..testhooks import PLANTED
+from .planted import plant_in_region
 
 
 # Each region is named after its group, so per-dispatch profiles map back to groups: IREE copies a
@@ -146,7 +148,9 @@ def apply_plan(func_op: ir.Operation, ops: Sequence[ir.Operation], plan: FusionP
     for g in plan.groups:
         members = by_group.get(g.id, [])
         if members:
-            wrap_group(members, group_location(g.id, ops[g.root].location))
+            region = wrap_group(members, group_location(g.id, ops[g.root].location))
+            if PLANTED:  # test-only planted bugs (fusion_opt.testhooks); empty unless a test sets them
+                plant_in_region(region, PLANTED)
     return len(by_group)
 
 

@@ -1,0 +1,265 @@
+"""The tile sizes IREE's CPU code generator (LLVMCPU, `KernelDispatch.cpp`) picks for a dispatch's root
+op, computed from OpDesc data (loop ranges, iterator types, indexing maps, element types) and the
+target's vector width and register file. Pure; no compiler.
+
+Why the cost model needs them: on the host, the speed of a dispatch is decided less by its FLOPs than
+by whether its vector tiles divide its workgroup tiles. Measured on IREE 3.13 (x86, AVX2):
+- 2-D NCHW convolutions (`ConvTileAndDecomposeExpert`, peeling): when the output-width vector tile
+  does not divide the width tile (e.g. width 14 with 4-wide vectors), the peeled remainder loops run
+  as scalar code and the whole conv runs at 1.5-5 GFLOP/s instead of 20-60; otherwise the rate follows
+  how full the register tile is (vector width along W, independent accumulator rows along F).
+- elementwise/reduction generics (masking): when the innermost tile is longer than a vector and not
+  a multiple of it (rows of 13, 14, 27, 28, 55 floats), every access is masked and the loop runs at
+  about one element per 2 ns per core instead of streaming at cache bandwidth.
+
+`conv2d_tiles` ports `setConvRootConfig` (distribution: `getDefaultDistributedLevelTileSizes` with
+IREE's default 8 runtime threads and 64-element tile cap; vectors: `getMaxVectorTileSize` then
+`limitVectorTileSizes` against the SIMD register file); it reproduces the 76 conv/pooling
+configurations IREE 3.13 chose for the calibration models exactly. `masked` decides the generic case
+from the vectorized loop's range and its distribution tile (`getMaxDistributionTileSize`).
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from ..analysis.classify import map_results
+from ..analysis.opdesc import OpDesc, OpKind
+from .group import elem_bytes
+
+RUNTIME_THREADS = 8     # IREE's --iree-llvmcpu-number-of-threads default (tile heuristics only)
+MAX_DIST_TILE = 64      # IREE's --iree-llvmcpu-distribution-size default
+FMA_CHAINS = 8          # independent accumulators that keep x86 FMA pipes busy (2 pipes x 4 cycles latency)
+
+_DIM = re.compile(r"\bd(\d+)\b")
+_SCALED = re.compile(r"\bd(\d+)\s*\*\s*(\d+)")
+
+
+def _dims(expr: str) -> set[int]:
+    return {int(d) for d in _DIM.findall(expr)}
+
+
+def operand_dims(op: OpDesc) -> list[set[int]] | None:
+    """Loop dims each operand's map is a function of (window sums included), or None without maps."""
+    if len(op.indexing_maps) < len(op.operands):
+        return None
+    return [{d for r in map_results(m) for d in _dims(r)} for m in op.indexing_maps]
+
+
+def _bit_floor(x: int) -> int:
+    return 1 << (x.bit_length() - 1) if x >= 1 else 0
+
+
+def _dist_tiles(ranges: Sequence[int], part: Sequence[int], hints: Sequence[int]) -> list[int]:
+    """`getDefaultDistributedLevelTileSizes` (min tile 1, max 64, 8 threads) incl. its fix-ups."""
+    n = len(ranges)
+    max_t = [MAX_DIST_TILE if i in part else 0 for i in range(n)]
+    hint = [hints[i] if i in part else 1 for i in range(n)]
+    dist, threads = [0] * n, RUNTIME_THREADS
+    for i in range(n):
+        if not max_t[i]:
+            continue
+        target = min(ranges[i] // threads, max_t[i])
+        cand = 1
+        if hint[i] > 1:
+            for k in range(hint[i], target + 1, hint[i]):
+                if ranges[i] % k == 0:
+                    cand = k
+        if hint[i] <= 1 or cand == 1:
+            cand = max(_bit_floor(target), 1)
+        dist[i] = min(cand, max_t[i])
+        if ranges[i] // dist[i] > 0:
+            threads = max(1, threads // (ranges[i] // dist[i]))
+    # reduceDistributionWorkgroups: at most 2 x threads workgroups, growing tiles innermost first
+    groups = [-(-ranges[i] // dist[i]) if dist[i] else 1 for i in range(n)]
+    total, cur = math.prod(groups), n
+    while total > 2 * RUNTIME_THREADS and cur > 0:
+        i = cur - 1
+        size = dist[i]
+        if not size or size >= max_t[i] or size >= ranges[i]:
+            cur -= 1
+            continue
+        new = min(size * 2, ranges[i])
+        v = hint[i]
+        if v > 1 and size % v == 0 and ranges[i] % size == 0 and (new % v or ranges[i] % new):
+            cur -= 1
+            continue
+        dist[i] = new
+        g = -(-ranges[i] // new)
+        if g < groups[i]:
+            total = total // groups[i] * g
+            groups[i] = g
+        else:
+            cur -= 1
+    for i in range(n):
+        if not dist[i]:
+            continue
+        new = -(-ranges[i] // -(-ranges[i] // dist[i]))
+        if hint[i] > 1 and (new % hint[i] or ranges[i] % new):
+            continue
+        dist[i] = new
+    return [_max_dist_tile(ranges[i], dist[i], 1) if dist[i] else 0 for i in range(n)]
+
+
+def _max_dist_tile(num: int, max_size: int, vec: int) -> int:
+    """`getMaxDistributionTileSize`: a divisor of `num` up to `max_size`, a multiple of `vec` if possible."""
+    if num <= max_size and num < vec:
+        return num
+    for i in range(min(max_size, num) // vec * vec, 0, -vec):
+        if num % i == 0:
+            return i
+    for i in range(min(max_size, num), 0, -1):
+        if num % i == 0:
+            return i
+    return 1
+
+
+def _max_vec_tile(num: int, tile: int, vec: int) -> int:
+    """`getMaxVectorTileSize` (no power-of-two rounding)."""
+    if num <= tile and num < vec:
+        return num
+    for i in range(min(tile, num) // vec * vec, 0, -vec):
+        if num % i == 0:
+            return i
+    for i in range(min(tile, num), 0, -1):
+        if num % i == 0:
+            return i
+    return 1
+
+
+def _limit_vec(vec: list[int], each_max: int, all_max: int, bits: Sequence[int], dims: Sequence[set[int]]) -> None:
+    """`limitVectorTileSizes`: shrink vector tiles (to powers of two) until every operand's tile fits
+    `each_max` bits and all together fit `all_max` (the SIMD register file), halving `each_max`."""
+    while True:
+        tile_bits = list(bits)
+        if any(b > each_max for b in tile_bits):
+            return
+        for loop in reversed(range(len(vec))):
+            for i, ds in enumerate(dims):
+                if loop not in ds or vec[loop] == 0:
+                    continue
+                old = vec[loop]
+                new = min(old, max(1, each_max // tile_bits[i]))
+                if new != old:
+                    new = _bit_floor(new)
+                vec[loop] = new
+                tile_bits[i] *= new
+        if sum(tile_bits) <= all_max:
+            return
+        each_max //= 2
+
+
+def _conv2d_layout(op: OpDesc, dims: list[set[int]]) -> str | None:
+    """"conv" for a 2-D NCHW convolution (loops n, f, oh, ow, c, kh, kw), "pool" for NCHW pooling
+    (n, c, oh, ow, kh, kw), recognised from iterator types and which loops each operand reads; else None."""
+    its = op.iterator_types
+    if op.num_dps_inputs != 2 or len(dims) < 3:
+        return None
+    x, w, out = dims[0], dims[1], dims[2]
+    if its == ("parallel",) * 4 + ("reduction",) * 3 and op.kind is OpKind.CONVOLUTION:
+        if out == {0, 1, 2, 3} and w == {1, 4, 5, 6} and x == {0, 2, 3, 4, 5, 6}:
+            return "conv"
+    if its == ("parallel",) * 4 + ("reduction",) * 2 and out == {0, 1, 2, 3} and w == {4, 5} and \
+            x == {0, 1, 2, 3, 4, 5}:
+        return "pool"
+    return None
+
+
+@lru_cache(maxsize=1 << 14)
+def _conv2d_tiles(ranges: tuple[int, ...], layout: str, dims: tuple[frozenset[int], ...], elem_bits: int,
+                  lanes: int, register_space_bits: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    n = len(ranges)
+    part = [i for i in range(4) if ranges[i] != 1][-3:]  # partitionable: non-unit parallel loops, innermost 3
+    hints = [1] * n
+    hints[3] = lanes  # IREE hints the vector size on loop 3 (OW in NCHW order)
+    dist = _dist_tiles(ranges, part, hints)
+    # x86 NHWC targets {1,1,8,V,1,1,8} / pooling {1,1,8,V,1,8}, permuted to NCHW loop order
+    vec = [1, lanes, 1, 8, 8, 1, 1] if layout == "conv" else [1, lanes, 1, 8, 1, 8]
+    for i in range(n):
+        if vec[i] != 1:
+            vec[i] = _max_vec_tile(dist[i] or ranges[i], vec[i], lanes)
+    _limit_vec(vec, register_space_bits, register_space_bits, [elem_bits] * len(dims), [set(d) for d in dims])
+    return tuple(dist), tuple(vec)
+
+
+def conv2d_tiles(op: OpDesc, vector_bits: int, register_space_bits: int
+                 ) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
+    """(layout, distribution tiles, vector tiles) IREE's CPU backend gives a 2-D NCHW conv or pooling
+    op, in the op's loop order; None for other ops (depthwise/grouped convs take IREE's default path)."""
+    dims = operand_dims(op)
+    if dims is None or len(op.loop_ranges) not in (6, 7):
+        return None
+    layout = _conv2d_layout(op, dims)
+    if layout is None:
+        return None
+    bits = 8 * elem_bytes(op.element_types[-1] if op.element_types else "f32")
+    lanes = max(1, vector_bits // bits)
+    dist, vec = _conv2d_tiles(tuple(op.loop_ranges), layout, tuple(frozenset(d) for d in dims[:3]), bits, lanes,
+                              register_space_bits)
+    return layout, dist, vec
+
+
+def conv_vector_fit(op: OpDesc, vector_bits: int, register_space_bits: int) -> tuple[bool, float] | None:
+    """(scalar, register-tile utilisation) of a 2-D NCHW conv on a CPU, or None if not one.
+    scalar: a vector tile does not divide its workgroup tile along OW or F, so the remainder is peeled
+    into scalar loops (IREE's x86 strategy for named ops), or OW is not vectorized at all (vector of 1:
+    the vectors run along F, across rows, so every output access is strided). utilisation, in (0, 1]: the fraction of the
+    FMA pipes the vectorized body can keep busy = (OW vector / lanes) x (F rows / FMA_CHAINS) x
+    (channels unrolled / lanes): short vectors waste lanes, few accumulator rows leave the pipes
+    waiting on FMA latency, a short channel unroll adds loop overhead per FMA."""
+    t = conv2d_tiles(op, vector_bits, register_space_bits)
+    if t is None or t[0] != "conv":
+        return None
+    _, dist, vec = t
+    bits = 8 * elem_bytes(op.element_types[-1] if op.element_types else "f32")
+    lanes = max(1, vector_bits // bits)
+    w_tile, f_tile = dist[3] or op.loop_ranges[3], dist[1] or op.loop_ranges[1]
+    scalar = w_tile % vec[3] != 0 or f_tile % vec[1] != 0 or (vec[3] == 1 and w_tile > 1)
+    util = min(1.0, vec[3] / lanes) * min(1.0, vec[1] / FMA_CHAINS) * min(1.0, vec[4] / lanes)
+    return scalar, util
+
+
+def strided(op: OpDesc) -> bool:
+    """Whether input 0 is read with a stride > 1 along a parallel loop (`d2 * 2 + d5`)."""
+    if not op.indexing_maps:
+        return False
+    for r in map_results(op.indexing_maps[0]):
+        for d, s in _SCALED.findall(r):
+            if int(s) > 1 and int(d) < len(op.iterator_types) and op.iterator_types[int(d)] == "parallel":
+                return True
+    return False
+
+
+def vector_dim(op: OpDesc) -> int | None:
+    """The loop IREE vectorizes: the rightmost loop that is some operand's fastest-varying index (each
+    operand's map's last result, when a plain dim); None without maps."""
+    best = None
+    for m in op.indexing_maps:
+        res = map_results(m)
+        hit = re.fullmatch(r"\s*d(\d+)\s*", res[-1]) if res else None
+        if hit and int(hit.group(1)) < len(op.loop_ranges):
+            best = max(best if best is not None else -1, int(hit.group(1)))
+    return best
+
+
+def masked(op: OpDesc, vector_bits: int) -> bool:
+    """Whether IREE's CPU backend runs the op's vectorized loop with masked vectors: its tile is longer
+    than one vector and not a multiple of it (x86 vectorizes linalg.generic with masking), or it is a
+    unit loop (one-lane vectors: scalar code, e.g. an op over (1, C, 1, 1) tensors). A parallel
+    loop's tile is the whole row up to 64 elements, else the row's largest divisor <= 64; a reduction
+    loop is not distributed."""
+    d = vector_dim(op)
+    if d is None:
+        return False
+    row = op.loop_ranges[d]
+    if row == 1:  # a unit row: vectors of one lane, i.e. scalar code (when there is more than one element)
+        return math.prod(op.loop_ranges) > 1
+    bits = 8 * elem_bytes(op.element_types[-1] if op.element_types else "f32")
+    lanes = max(1, vector_bits // bits)
+    if row <= lanes or row % lanes == 0:
+        return False
+    if op.iterator_types[d] == "parallel" and row > MAX_DIST_TILE:
+        row = _max_dist_tile(row, MAX_DIST_TILE, lanes)
+    return row > lanes and row % lanes != 0

@@ -1,0 +1,105 @@
+"""A fuzz graph: a DAG of ops (fuzz/ops.py) in program order, written as one `func.func`.
+
+Why its own small data model rather than MLIR objects: the generator, the float64 reference and the
+shrinker all edit and evaluate the graph (cut a node into an argument, bypass it, drop outputs), which
+is simple on a list of frozen nodes and needs no MLIR context; the MLIR text is produced at the end.
+Every node's result is `%vI`; arguments are nodes too (their data is the graph's input).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .ops import Arg, Bounded, Emitter, Op, ttype
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """Nodes in program order (each reads only earlier nodes); `outputs` are the returned nodes."""
+
+    nodes: tuple[Op, ...]
+    outputs: tuple[int, ...]
+    seed: int | None = None
+
+    @property
+    def args(self) -> list[int]:
+        return [i for i, n in enumerate(self.nodes) if isinstance(n, Arg)]
+
+    def inputs(self) -> list[np.ndarray]:
+        """The f32 arrays to call the compiled function with, in argument order."""
+        return [np.asarray(self.nodes[i].data, dtype=np.float32) for i in self.args]
+
+    def n_ops(self) -> int:
+        return sum(not isinstance(n, Arg) for n in self.nodes)
+
+    def function_text(self, name: str = "main") -> str:
+        em = Emitter()
+        for i, n in enumerate(self.nodes):
+            if not isinstance(n, Arg):
+                n.emit(em, f"%v{i}", [f"%v{k}" for k in n.inputs], [self.nodes[k].shape for k in n.inputs])
+        params = ", ".join(f"%v{i}: {ttype(self.nodes[i].shape)}" for i in self.args)
+        rtypes = ", ".join(ttype(self.nodes[o].shape) for o in self.outputs)
+        rets = ", ".join(f"%v{o}" for o in self.outputs)
+        return (f"func.func @{name}({params}) -> ({rtypes}) {{\n" + "\n".join(em.lines)
+                + f"\n  return {rets} : {rtypes}\n}}\n")
+
+    def module_text(self, name: str = "main", header: Sequence[str] = ()) -> str:
+        return "".join(f"// {h}\n" for h in header) + self.function_text(name)
+
+    def evaluate(self) -> list[Bounded]:
+        """Every node's float64 value and error bound."""
+        vals: list[Bounded] = []
+        for n in self.nodes:
+            vals.append(n.ref([vals[k] for k in n.inputs]))
+        return vals
+
+    def reference(self) -> list[Bounded]:
+        vals = self.evaluate()
+        return [vals[o] for o in self.outputs]
+
+    def heavy_upstream(self) -> list[bool]:
+        """Per output: does it depend on a reduction, contraction, convolution or window op? Where it does
+        not, fusion cannot reorder arithmetic and fused results must equal unfused ones bitwise."""
+        heavy: list[bool] = []
+        for n in self.nodes:
+            heavy.append(n.heavy or any(heavy[k] for k in n.inputs))
+        return [heavy[o] for o in self.outputs]
+
+    # ---- edits (the shrinker's moves); each returns a new, pruned graph -------------------------------
+
+    def pruned(self) -> Graph:
+        """Drop nodes no output depends on and renumber (arguments included, so the signature shrinks)."""
+        live = set(self.outputs)
+        for i in range(len(self.nodes) - 1, -1, -1):
+            if i in live:
+                live.update(self.nodes[i].inputs)
+        keep = [i for i in range(len(self.nodes)) if i in live]
+        new = {old: k for k, old in enumerate(keep)}
+        nodes = tuple(self.nodes[i].with_inputs(tuple(new[x] for x in self.nodes[i].inputs)) for i in keep)
+        return Graph(nodes, tuple(new[o] for o in self.outputs), self.seed)
+
+    def with_outputs(self, outputs: Sequence[int]) -> Graph:
+        return Graph(self.nodes, tuple(outputs), self.seed).pruned()
+
+    def cut(self, i: int) -> Graph:
+        """Node i becomes an argument holding its own f32 reference value: everything above it goes."""
+        value = self.evaluate()[i].v.astype(np.float32)
+        nodes = list(self.nodes)
+        nodes[i] = Arg((), nodes[i].shape, value)
+        return Graph(tuple(nodes), self.outputs, self.seed).pruned()
+
+    def bypass(self, i: int, by: int) -> Graph:
+        """Uses of node i read node `by` (an earlier node of the same shape) instead."""
+        nodes = tuple(n.with_inputs(tuple(by if x == i else x for x in n.inputs)) for n in self.nodes)
+        outs = tuple(dict.fromkeys(by if o == i else o for o in self.outputs))
+        return Graph(nodes, outs, self.seed).pruned()
+
+    def describe(self) -> list[str]:
+        lines = []
+        for i, n in enumerate(self.nodes):
+            ins = ", ".join(f"%v{k}" for k in n.inputs)
+            lines.append(f"%v{i} = {n.describe()}({ins}) : {ttype(n.shape)}")
+        lines.append("outputs: " + ", ".join(f"%v{o}" for o in self.outputs))
+        return lines

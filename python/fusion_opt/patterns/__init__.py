@@ -1,0 +1,75 @@
+"""The pattern registry: canonical shapes recognized on the Linalg graph by structure (maps, iterators,
+body ops), each with why it pays and what is done with it.
+
+Two sorts. *Rewrites* change the IR before planning (`conv-bn` folds constant affine chains into the
+weights, `sibling-matmuls` stacks Q/K/V-style projections where the cost model predicts a gain).
+*Grouping* patterns are shapes the planner must keep in one dispatch (softmax, LayerNorm, conv/matmul
+epilogues, ...): they are matched on the planned graph and reported with the group that holds them;
+disabling one bars its ops from merging, so its gain can be measured against the split form.
+Matchers never look at ONNX op names, so they fire on hand-written `.mlir` too.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ..analysis.opdesc import DataflowGraph
+from . import match
+
+
+@dataclass(frozen=True)
+class Pattern:
+    name: str
+    why: str                                                        # why the shape is worth recognizing
+    strategy: str                                                   # what is done with it
+    find: Callable[[DataflowGraph], list[tuple[int, ...]]]          # hits: the ops of each occurrence
+    rewrite: bool = False                                           # applied to the IR before planning
+
+
+PATTERNS: tuple[Pattern, ...] = (
+    Pattern("conv-bn", "inference BatchNorm (and a bias add) after a conv/matmul is y*s[c]+b[c] with constant "
+            "s, b: 4-5 elementwise ops per output element", "folded into the weights and one bias add; "
+            "s, b and the scaled weights are evaluated by IREE at compile time", match.conv_bn, rewrite=True),
+    Pattern("sibling-matmuls", "matmuls reading one input with constant weights (Q/K/V) can share one launch "
+            "and one read of the input", "stacked into one contraction where the cost model predicts a gain "
+            "(rewrites/siblings.py)", match.sibling_matmuls, rewrite=True),
+    Pattern("conv-epilogue", "bias, BatchNorm, activation and residual add written once from registers instead "
+            "of a round trip to memory each", "one group with its conv/matmul (rule root-space)", match.conv_epilogue),
+    Pattern("pad-conv", "a conv's zero padding as a separate copy costs a dispatch and a full read/write",
+            "IREE writes the producer straight into the padded buffer (handoff `padded`)", match.pad_conv),
+    Pattern("linear-gelu", "GELU (erf or tanh form) after a matmul: a transcendental epilogue that is free when "
+            "fused into the matmul's output tile", "one group with the matmul", match.linear_gelu),
+    Pattern("silu", "x*sigmoid(x) and x*sigmoid(1.702x): the sigmoid's result never needs memory",
+            "one elementwise group", match.silu),
+    Pattern("softmax", "max, exp, sum and divide over a row: 4 passes unfused, one fused",
+            "linalg.softmax (raised at import), one dispatch", match.softmax),
+    Pattern("layernorm", "mean and variance of a row (multi-reduction) plus normalization: IREE's default "
+            "formation makes 2 dispatches", "one row-wise multi-reduction group (rule reduction)", match.layernorm),
+    Pattern("rmsnorm", "mean of squares and rsqrt scale of a row, like LayerNorm without the mean",
+            "one row-wise multi-reduction group", match.rmsnorm),
+    Pattern("attention", "QK^T, scale, softmax, V: the score matrix is the largest intermediate",
+            "QK^T with its scale in one group, softmax one, PV one (IREE 3.13's fused attention op is not "
+            "formed from Linalg input here)", match.attention),
+    Pattern("elementwise-chain", "elementwise ops of any length need one read and one write when fused",
+            "one group", match.elementwise_chain),
+)
+PATTERN_NAMES = tuple(p.name for p in PATTERNS)
+
+
+def get(name: str) -> Pattern:
+    for p in PATTERNS:
+        if p.name == name:
+            return p
+    raise KeyError(name)
+
+
+def hits(graph: DataflowGraph, disabled: Iterable[str] = ()) -> dict[str, list[tuple[int, ...]]]:
+    """Occurrences of every enabled pattern in `graph` (rewrites: what is left to rewrite)."""
+    off = set(disabled)
+    return {p.name: p.find(graph) for p in PATTERNS if p.name not in off}
+
+
+def list_patterns() -> str:
+    rows = [f"{p.name:18s} {'rewrite' if p.rewrite else 'grouping':8s} {p.why}\n{'':27s}-> {p.strategy}"
+            for p in PATTERNS]
+    return "\n".join(rows)

@@ -1,0 +1,28 @@
+// Rule 'constant' (rejected): an op computing only from constants (rsqrt(var + eps) of a BatchNorm) is
+// evaluated by IREE at compile time outside dispatch regions, so a pin with an op reading the
+// function's input is an error. Accepted twin: constant.mlir.
+// RUN: fusion-opt %s --verify-diagnostics --split-input-file --fusion=greedy --emit=plan
+// RUN: fusion-opt %s --verify-diagnostics --split-input-file --fusion=cost --emit=plan
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#ch = affine_map<(d0, d1) -> (d1)>
+#v = affine_map<(d0) -> (d0)>
+func.func @scale(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %var = arith.constant dense<4.0> : tensor<16xf32>
+  %e1 = tensor.empty() : tensor<16xf32>
+  %e = tensor.empty() : tensor<8x16xf32>
+  // expected-error @+1 {{rule 'constant'}}
+  %r = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"], fusion_opt.fuse = "g"}
+      ins(%var : tensor<16xf32>) outs(%e1 : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.rsqrt %a : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %y = linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel"], fusion_opt.fuse = "g"}
+      ins(%x, %r : tensor<8x16xf32>, tensor<16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.mulf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}

@@ -1,0 +1,78 @@
+"""Reproducers found by `fusion-bench fuzz` (test/fuzz/iree/, each with its inputs, float64 reference and
+error bound in a .npz): they compile with our fusion and compute the reference; the legality rule each
+one led to refuses the fusion it is about. Two are upstream IREE failures, kept as strict xfails so an
+IREE upgrade that fixes them is noticed.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fusion_opt as fo
+from fusion_opt.fuzz.differential import compare
+from fusion_opt.fuzz.ops import Bounded
+
+REPRO = Path(__file__).resolve().parents[1] / "fuzz" / "iree"
+# name -> the legality rule that now keeps the failing group apart (None: a fallback is expected instead)
+RULE = {
+    "const-read-matmul": "const-read", "const-read-epilogue": "const-read", "const-read-reduction": "const-read",
+    "offset-read": "offset-read", "strided-slice": "slice-result", "strided-slice-escaping": "slice-result",
+    "slice-result-sink": "slice-result", "slice-result-escaping": "slice-result", "fold-duplicate-result": None,
+}
+
+
+def _check_outputs(name: str, m: fo.CompiledModel) -> None:
+    data = np.load(REPRO / f"{name}.npz")
+    args = [data[f"arg{k}"] for k in range(sum(1 for f in data.files if f.startswith("arg")))]
+    out = m(*args)
+    outs = out if isinstance(out, tuple) else (out,)
+    for k, got in enumerate(outs):
+        ok, worst, why = compare(np.asarray(got), Bounded(data[f"ref{k}"], data[f"bound{k}"]))
+        assert ok, f"{name} output {k}: {why}"
+
+
+@pytest.mark.parametrize("mode", ["greedy", "cost"])
+@pytest.mark.parametrize("name", sorted(RULE))
+def test_reproducer_compiles_and_matches_reference(name: str, mode: str) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", fo.FallbackWarning)
+        m = fo.compile_mlir(str(REPRO / f"{name}.mlir"), fusion=mode)
+    fell = [w for w in caught if issubclass(w.category, fo.FallbackWarning)]
+    if RULE[name] is None:  # IREE folds the group's two results into one: the group must fall back
+        assert len(m.fallbacks) == 1 and fell and "fallback: group" in m.report()
+    else:
+        assert not m.fallbacks and not fell
+    _check_outputs(name, m)
+
+
+# strided-slice-escaping: the planners stop at the cycle rule before the slice's rule is asked.
+@pytest.mark.parametrize("name", sorted(n for n, r in RULE.items() if r and n != "strided-slice-escaping"))
+def test_rule_refuses_the_fusion(name: str) -> None:
+    from fusion_opt.fusion.report import plan_to_json
+    from fusion_opt.importers import parse_mlir
+    from fusion_opt.ir import new_session
+    from fusion_opt.pipelines import plan_module
+
+    module = parse_mlir((REPRO / f"{name}.mlir").read_text(), new_session().context, name)
+    for mode in ("greedy", "cost"):
+        rules = [u["rule"] for p in plan_module(module, mode) for u in plan_to_json(p.plan, p.graph)["unfused"]]
+        assert RULE[name] in rules, (mode, rules)
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 segfaults on two offset reads of one operand, even unfused")
+def test_two_tap_stencil_compiles_unfused(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "fusion_opt.cli", str(REPRO / "stencil-two-taps.mlir"),
+                           "--fusion=none", "--emit=vmfb", "-o", str(tmp_path / "m.vmfb")], capture_output=True)
+    assert proc.returncode == 0
+
+
+@pytest.mark.xfail(strict=True, raises=fo.CompileError,
+                   reason="conv-rewrite hands this depthwise conv to IREE, whose own rewrite of it fails to verify")
+def test_depthwise_conv_with_unread_column_compiles_with_cost() -> None:
+    m = fo.compile_mlir(str(REPRO / "depthwise-handoff.mlir"), fusion="cost")
+    _check_outputs("depthwise-handoff", m)
