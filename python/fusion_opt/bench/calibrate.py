@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..cost.calibrate import Sample, accuracy, fit, per_kind_error, records
+from ..cost.calibrate import Sample, accuracy, fit, per_kind_error, records, with_sources
 from ..cost.group import group_view
 from ..cost.targets import TargetDesc
 from . import models
@@ -58,7 +58,8 @@ def measure_model(path: Path, fusion: str, repeat: int, *, name: str | None = No
     name = name or path.stem
     cached = _cache_file(path, fusion, repeat)
     if reuse and cached.is_file():
-        return pickle.loads(cached.read_bytes())
+        samples, facts = pickle.loads(cached.read_bytes())
+        return with_sources(samples), facts  # measured before views carried input sources
     inputs, _ = models.load_inputs(path)
     m = fo.compile_onnx(str(path), target=target, fusion=fusion)
     args = [inputs[n] for n in (m.input_names or tuple(inputs))]

@@ -223,7 +223,8 @@ def records(samples: Sequence[Sample], target: TargetDesc) -> list[dict[str, Any
         c: Cost = estimate(s.view, target)
         root = root_of(s.view.ops)
         out.append({"model": s.model, "fusion": s.fusion, "group": s.group,
-                    "kind": record_kind(s.view, target), "root": root.name, "ops": len(s.view.ops), "predicted_us": execution_s(c) * 1e6,
+                    "kind": record_kind(s.view, target), "root": root.name, "ops": len(s.view.ops),
+                    "predicted_us": execution_s(c) * 1e6,
                     "measured_us": s.measured_s * 1e6, "bound": c.bound,
                     "rel_error": abs(execution_s(c) - s.measured_s) / s.measured_s})
     return out

@@ -69,7 +69,8 @@ def distribution(op: OpDesc) -> str:
     cores."""
     if op.kind in (OpKind.CONTRACTION, OpKind.CONVOLUTION):
         return "tiled"
-    if op.kind is OpKind.REDUCTION and op.indexing_maps and any("+" in r for r in map_results(op.indexing_maps[0])):
+    if op.kind is OpKind.REDUCTION and op.indexing_maps and \
+            any("+" in r for r in map_results(op.indexing_maps[0])):
         return "tiled"
     return "streamed"
 

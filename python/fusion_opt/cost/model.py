@@ -1,11 +1,20 @@
 """Predicted time of one fusion group on a target: a roofline with cache reuse, parallelism, register
-spills, recomputation and launch overhead. Pure: OpDesc + TargetDesc in, Cost out.
+spills, recomputation and launch overhead, refined on CPUs by the tiles IREE's code generator picks
+(`tiling.py`). Pure: OpDesc + TargetDesc in, Cost out.
 
 Formulas (every constant is a TargetDesc field; see docs/cost-model.md):
-  compute_s   = sum_op flops / (peak[dtype, matrix?] x efficiency[key(op)])     (non-duplicated members)
-                key: the op kind, refined from maps and shapes (convolution.1x1, convolution.depthwise,
-                reduction.window; .narrow for convs with output rows < 2 vectors); a key without
-                its own constant uses the next shorter key's (convolution.1x1.narrow -> .1x1 -> kind)
+  compute_s   = sum_op flops / (peak[dtype, matrix?] x efficiency[key(op)] x util(op))  (non-duplicated
+                members) + iteration_s
+                key: the op kind, refined from maps and shapes; for convs on a CPU from IREE's tiles:
+                convolution.scalar (vector tiles not dividing the tiles, or OW not vectorized),
+                .strided, .1x1, plain; .depthwise, .generic (grouped); reduction.window (pooling). A key
+                without its own constant uses the next shorter key's (convolution.1x1.x -> .1x1 -> kind)
+                util: vectorized 2-D conv on a CPU: min(1, vW/lanes) x min(1, vF/8) x min(1, vC/lanes)
+                (vector tiles along OW, F and C), else 1
+  iteration_s = elements of the root's loop nest / (peak[f32] x efficiency[iteration key]) on a CPU when
+                the root (not a contraction/conv/pooling) cannot stream: iteration.masked (vectorized row
+                longer than a vector and not a multiple of it, or one element), .reduction (row
+                reduction), .transposed
   recompute_s = compute of duplicated members + for a member feeding a contraction/conv input
                 inside the group: its compute x (reuse - 1)
   reuse(x)    = ceil(prod of parallel loop ranges the operand's map does not index / matmul_tile)
@@ -15,13 +24,18 @@ Formulas (every constant is a TargetDesc field; see docs/cost-model.md):
                 (L1 is private and too small to keep data between dispatches: it serves tiles only)
   memory_s    = unique / bw[level(unique)] + sum_x reread(x) / bw[level(bytes(x))]
                 bw[l] = nominal bandwidth x bw_fraction[l]
+  cold_s      = sum over cold inputs x of bytes(x) / (bw[first shared level holding x, else DRAM] x
+                bw_fraction[cold])  (CPU only; cold: function arguments, constants, results of tiled
+                dispatches (contraction/conv/pooling), and streamed results read by a tiled root: data
+                other cores wrote, see GroupView.sources)
   roofline    = max(compute, memory) + (1 - overlap) x min(compute, memory)
-  tiles       = ceil(parallel iteration space of the root / tile), tile = matmul_tile^2 or tile_elems[kind]
+  tiles       = IREE's workgroups for a conv/pooling on a CPU, else ceil(parallel iteration space of
+                the root / tile), tile = matmul_tile^2 or tile_elems[kind]
   parallelism = tiles / (cores x ceil(tiles / cores))     (idle cores and the last partial wave)
   live        = distinct external inputs + max intermediates live at once (upper bound: loads hoisted)
   regs        = live x ceil(vector_bits / register_bits);  excess = max(0, regs - registers)
   spill_s     = excess x iterations x 2 x register_bytes / bw[L1],  iterations = elements / lanes
-  time_s      = roofline / parallelism + spill_s + recompute_s + launch_s
+  time_s      = (roofline + cold_s) / parallelism + spill_s + recompute_s + dispatch_s + launch_s
 """
 from __future__ import annotations
 
@@ -248,7 +262,8 @@ def parallelism(root: OpDesc, t: TargetDesc) -> float:
     tiles for a conv/pooling on a CPU (`tiling.conv2d_tiles`), else the parallel space over one tile
     (matmul_tile^2 for contractions/convs, tile_elems[kind] otherwise)."""
     cpu = _cpu(t)
-    conv = conv2d_tiles(root, *cpu) if cpu is not None and root.kind in (OpKind.CONVOLUTION, OpKind.REDUCTION) else None
+    conv = (conv2d_tiles(root, *cpu) if cpu is not None and root.kind in (OpKind.CONVOLUTION, OpKind.REDUCTION)
+            else None)
     if conv is not None:
         tiles = math.prod(-(-r // d) for r, d in zip(root.loop_ranges, conv[1]) if d)
     else:

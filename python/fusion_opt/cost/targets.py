@@ -67,7 +67,9 @@ class TargetDesc:
         # row reductions, transposes
         "convolution.scalar": 0.03, "convolution.strided": 0.1, "convolution.generic": 0.05,
         "iteration.masked": 0.01, "iteration.reduction": 0.02, "iteration.transposed": 0.02})
-    bw_fraction: Pairs = _pairs({"dram": 0.8})  # achieved / nominal bandwidth per level ("dram", "L1", ...)
+    # achieved / nominal bandwidth per level ("dram", "L1", ...); "cold" (absent: 1) scales the shared
+    # level's rate for data other cores wrote (CPUs, model.cold_s)
+    bw_fraction: Pairs = _pairs({"dram": 0.8})
     cache_fit: float = 0.5                     # usable fraction of a cache for one group's working set
     dispatch_s: float = 1e-6                   # fixed execution time of a dispatch (scheduling its
     #                                            workgroups on the workers), inside its duration unlike launch_s

@@ -8,15 +8,18 @@ by whether its vector tiles divide its workgroup tiles. Measured on IREE 3.13 (x
   does not divide the width tile (e.g. width 14 with 4-wide vectors), the peeled remainder loops run
   as scalar code and the whole conv runs at 1.5-5 GFLOP/s instead of 20-60; otherwise the rate follows
   how full the register tile is (vector width along W, independent accumulator rows along F).
-- elementwise/reduction generics (masking): when the innermost tile is longer than a vector and not
-  a multiple of it (rows of 13, 14, 27, 28, 55 floats), every access is masked and the loop runs at
-  about one element per 2 ns per core instead of streaming at cache bandwidth.
+- elementwise generics (masking): when the vectorized row is longer than a vector and not a multiple
+  of it (rows of 13, 14, 27, 28, 55 floats), every access is masked and the loop runs at about one
+  element per 1.5-2 ns per core instead of streaming at cache bandwidth; the same holds for unit rows
+  ((1, C, 1, 1) tensors: one-lane vectors).
 
 `conv2d_tiles` ports `setConvRootConfig` (distribution: `getDefaultDistributedLevelTileSizes` with
 IREE's default 8 runtime threads and 64-element tile cap; vectors: `getMaxVectorTileSize` then
-`limitVectorTileSizes` against the SIMD register file); it reproduces the 76 conv/pooling
-configurations IREE 3.13 chose for the calibration models exactly. `masked` decides the generic case
-from the vectorized loop's range and its distribution tile (`getMaxDistributionTileSize`).
+`limitVectorTileSizes` against the SIMD register file); it reproduces exactly the 76 distinct
+conv/pooling configurations IREE 3.13 chose for the calibration models (dumped with
+`--iree-hal-dump-executable-configurations-to`). `masked` decides the generic case from the vectorized
+loop's range and its distribution tile (`getMaxDistributionTileSize`). Valid for IREE's own tile
+selection (fusion-opt's default `tile_sizes="iree"`), not for tile sizes we impose.
 """
 from __future__ import annotations
 
@@ -205,10 +208,10 @@ def conv_vector_fit(op: OpDesc, vector_bits: int, register_space_bits: int) -> t
     """(scalar, register-tile utilisation) of a 2-D NCHW conv on a CPU, or None if not one.
     scalar: a vector tile does not divide its workgroup tile along OW or F, so the remainder is peeled
     into scalar loops (IREE's x86 strategy for named ops), or OW is not vectorized at all (vector of 1:
-    the vectors run along F, across rows, so every output access is strided). utilisation, in (0, 1]: the fraction of the
-    FMA pipes the vectorized body can keep busy = (OW vector / lanes) x (F rows / FMA_CHAINS) x
-    (channels unrolled / lanes): short vectors waste lanes, few accumulator rows leave the pipes
-    waiting on FMA latency, a short channel unroll adds loop overhead per FMA."""
+    the vectors run along F, across rows, so every output access is strided). utilisation, in (0, 1]:
+    the fraction of the FMA pipes the vectorized body can keep busy = (OW vector / lanes) x (F rows /
+    FMA_CHAINS) x (channels unrolled / lanes): short vectors waste lanes, few accumulator rows leave
+    the pipes waiting on FMA latency, a short channel unroll adds loop overhead per FMA."""
     t = conv2d_tiles(op, vector_bits, register_space_bits)
     if t is None or t[0] != "conv":
         return None

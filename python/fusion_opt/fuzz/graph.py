@@ -12,7 +12,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .ops import Arg, Bounded, Emitter, Op, ttype
+from .ops import Arg, Bounded, Elementwise, Emitter, Op, ttype
+
+
+def _product_root(e: tuple) -> bool:
+    """The expression's result is a product (possibly negated): contractible into a consumer's add."""
+    while e[0] == "neg":
+        e = e[1]
+    return e[0] in ("mul", "square", "half")
+
+
+def _adds(e: tuple) -> bool:
+    return e[0] in ("add", "sub", "sigmoid", "recip1p", "sqrt1p") or any(
+        _adds(a) for a in e[1:] if isinstance(a, tuple))
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,11 +72,15 @@ class Graph:
         return [vals[o] for o in self.outputs]
 
     def heavy_upstream(self) -> list[bool]:
-        """Per output: does it depend on a reduction, contraction, convolution or window op? Where it does
-        not, fusion cannot reorder arithmetic and fused results must equal unfused ones bitwise."""
+        """Per output: may fusion change its arithmetic? Yes when it depends on a reduction, contraction,
+        convolution or window op (IREE may reorder their sums), or on a product that another op adds to
+        (in one dispatch LLVM contracts `a * b + c` into one fused multiply-add, rounded once: seen as a
+        1-ulp difference). Elsewhere fused results must equal unfused ones bitwise."""
         heavy: list[bool] = []
         for n in self.nodes:
-            heavy.append(n.heavy or any(heavy[k] for k in n.inputs))
+            fma = isinstance(n, Elementwise) and _adds(n.expr) and any(
+                isinstance(self.nodes[k], Elementwise) and _product_root(self.nodes[k].expr) for k in n.inputs)
+            heavy.append(n.heavy or fma or any(heavy[k] for k in n.inputs))
         return [heavy[o] for o in self.outputs]
 
     # ---- edits (the shrinker's moves); each returns a new, pruned graph -------------------------------
