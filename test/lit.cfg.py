@@ -9,7 +9,7 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "lit", "Output")
-config.excludes = ["python", "Output", "inputs", "lit.cfg.py"]
+config.excludes = ["python", "Output", "inputs", "lit.cfg.py", "fuzz"]  # fuzz: reproducer inputs for pytest
 
 # The venv's bin/ (fusion-opt, filecheck) comes first, whichever python runs lit.
 bindir = os.path.dirname(sys.executable)

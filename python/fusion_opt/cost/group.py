@@ -62,6 +62,9 @@ class GroupView:
         return tuple(op.index for op in self.ops)
 
 
+_DIST: dict[int, tuple[OpDesc, str]] = {}
+
+
 def distribution(op: OpDesc) -> str:
     """How a CPU backend spreads op's work over cores: "tiled" (contraction, convolution and pooling:
     2-D/3-D workgroup tiles) or "streamed" (everything else: rows of the result). Two dispatches of the
@@ -69,10 +72,16 @@ def distribution(op: OpDesc) -> str:
     cores."""
     if op.kind in (OpKind.CONTRACTION, OpKind.CONVOLUTION):
         return "tiled"
-    if op.kind is OpKind.REDUCTION and op.indexing_maps and \
-            any("+" in r for r in map_results(op.indexing_maps[0])):
-        return "tiled"
-    return "streamed"
+    if op.kind is not OpKind.REDUCTION:
+        return "streamed"
+    hit = _DIST.get(id(op))
+    if hit is not None and hit[0] is op:
+        return hit[1]
+    if len(_DIST) >= _OP_FACTS_MAX:
+        _DIST.clear()
+    d = "tiled" if op.indexing_maps and any("+" in r for r in map_results(op.indexing_maps[0])) else "streamed"
+    _DIST[id(op)] = (op, d)
+    return d
 
 
 def reads_init(op: OpDesc) -> bool:

@@ -100,8 +100,8 @@ CONST_REASON = ("left to IREE: it computes only from constants, which IREE evalu
 
 
 def _h_constant(graph: DataflowGraph, g: Group) -> str | None:
-    from .legality import constant_ops, indexed
-    return CONST_REASON if set(g.ops) <= constant_ops(indexed(graph)) else None
+    from .legality import constant_ops
+    return CONST_REASON if set(g.ops) <= constant_ops(graph) else None
 
 
 SLICE_REASON = ("left to IREE: a slice alone, which IREE makes a view (contiguous) or folds into its consumer; "

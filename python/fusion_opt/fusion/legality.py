@@ -85,22 +85,29 @@ def group_root(g: DataflowGraph, ops: Sequence[int]) -> int:
     return ops[-1]
 
 
-def constant_ops(g: IndexedGraph) -> frozenset[int]:
+_CONST_CACHE: dict[int, tuple[object, frozenset[int]]] = {}
+
+
+def constant_ops(g: DataflowGraph) -> frozenset[int]:
     """Ops that compute only from constants (BatchNorm's rsqrt(var + eps), scaled weights): IREE's
     const-eval hoists them into globals computed at compile time, but only outside dispatch regions.
-    Splats (fills, no tensor input) are not counted: they are cloned into consumers instead."""
-    cached = getattr(g, "_constant_ops", None)
-    if cached is None:
-        const: set[int] = set()
-        for op in g.ops:  # program order: producers first
-            ins = op.operands[:op.num_dps_inputs] if op.num_dps_inputs else op.operands
-            if not ins or is_fill_like(op):
-                continue
-            if all(p is None or (p >= 0 and p in const) for p in ins):  # None: a constant (or empty)
-                const.add(op.index)
-        cached = frozenset(const)
-        object.__setattr__(g, "_constant_ops", cached)
-    return cached
+    Splats (fills, no tensor input) are not counted: they are cloned into consumers instead.
+    Cached per ops tuple (every IndexedGraph view of a graph shares it): rules ask once per check."""
+    hit = _CONST_CACHE.get(id(g.ops))
+    if hit is not None and hit[0] is g.ops:
+        return hit[1]
+    const: set[int] = set()
+    for op in g.ops:  # program order: producers first
+        ins = op.operands[:op.num_dps_inputs] if op.num_dps_inputs else op.operands
+        if not ins or is_fill_like(op):
+            continue
+        if all(p is None or (p >= 0 and p in const) for p in ins):  # None: a constant (or empty)
+            const.add(op.index)
+    result = frozenset(const)
+    if len(_CONST_CACHE) > 64:
+        _CONST_CACHE.clear()
+    _CONST_CACHE[id(g.ops)] = (g.ops, result)
+    return result
 
 
 def is_fill_like(op: OpDesc) -> bool:
@@ -249,18 +256,35 @@ def _r_offset_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
-def _r_slice_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
-    """A tensor.extract_slice whose result leaves a dispatch of several ops (as its sink, or also read
-    outside) fails codegen ("write affecting operations on global resources are restricted to workgroup
-    distributed contexts"): strided slices after any producer, unit-stride ones after some."""
+def _r_copy_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """A fill or a tensor.extract_slice (a splat or a copy, no arithmetic) whose result leaves a dispatch of
+    several ops (as its sink, or also read outside) fails codegen ("write affecting operations on global
+    resources are restricted to workgroup distributed contexts"). An elementwise op leaving it is fine."""
     if len(m) < 2:
         return None
     for i in sorted(m):
-        if g.ops[i].name != "tensor.extract_slice":
+        op = g.ops[i]
+        if op.name != "tensor.extract_slice" and not is_fill_like(op):
             continue
         cons = g.consumers(i)
         if i in g.outputs or not cons or not all(c in m for c in cons):
-            return f"slice op {i} is a result of the group"
+            return f"{'slice' if op.name == 'tensor.extract_slice' else 'fill'} op {i} is a result of the group"
+    return None
+
+
+def _r_scalar_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """A group member read by another as a scalar (a map without loop dims: rank 0, or only size-1 dims
+    read at 0) whose result also leaves the dispatch fails codegen (the same "write affecting operations
+    on global resources" error); read through a loop dim, or not leaving, it compiles."""
+    for c in sorted(m):
+        for e in g.in_edges[c]:  # type: ignore[attr-defined]
+            p = e.producer
+            if p not in m or e.operand >= len(g.ops[c].indexing_maps):
+                continue
+            if any(k == "dim" for k, _ in _access(g.ops[c], e.operand)):
+                continue
+            if p in g.outputs or not all(x in m for x in g.consumers(p)):
+                return f"op {p} is read as a scalar by op {c} and is a result of the group"
     return None
 
 
@@ -356,7 +380,10 @@ RULES: tuple[Rule, ...] = (
          _r_const_read),
     Rule("offset-read", "an op reading at an offset (d + c) fused with its consumer crashes IREE llvm-cpu",
          _r_offset_read),
-    Rule("slice-result", "a slice as a result of a multi-op dispatch fails IREE llvm-cpu codegen", _r_slice_result),
+    Rule("copy-result", "a fill or slice as a result of a multi-op dispatch fails IREE llvm-cpu codegen",
+         _r_copy_result),
+    Rule("scalar-result", "a member read as a scalar that is also a result of the dispatch fails IREE codegen",
+         _r_scalar_result),
     Rule("contraction-prologue", "only a fill (accumulator) or a pad (conv input) fuses into a contraction",
          _r_contraction_prologue),
     Rule("root-space", "epilogues of a contraction/convolution iterate over its output space", _r_root_space),

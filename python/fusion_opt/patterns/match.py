@@ -172,7 +172,7 @@ def elementwise_chain(graph: DataflowGraph) -> Hits:
             return cons[0]
         return None
 
-    const = constant_ops(indexed(graph))  # folded at compile time, not a runtime chain
+    const = constant_ops(graph)  # folded at compile time, not a runtime chain
     starts = [op.index for op in graph.ops if op.kind is OpKind.ELEMENTWISE and op.index not in const and not any(
         p is not None and p >= 0 and graph.ops[p].kind is OpKind.ELEMENTWISE and nxt(p) == op.index
         for p in op.operands)]

@@ -1,4 +1,4 @@
-// slice-result-escaping: rule slice-result
+// slice-result-escaping: rule copy-result
 // a unit-stride extract_slice fused into its consumer while its result also leaves the region: same error
 // found by fusion-bench fuzz; original finding:
 // fusion=cost: fallback: group 1 failed to compile in IREE ('linalg.generic' op write affecting operations on global resources are restricted to workgroup distributed contexts.); left to IREE's own fusion

@@ -1,4 +1,4 @@
-// slice-result-sink: rule slice-result
+// slice-result-sink: rule copy-result
 // an elementwise op reading a size-1 argument at a constant index, then a unit-stride extract_slice of it as the region's result: 'write affecting operations on global resources ...'
 // found by fusion-bench fuzz; original finding:
 // fusion=greedy: fallback: group 0 failed to compile in IREE ('linalg.generic' op write affecting operations on global resources are restricted to workgroup distributed contexts.); left to IREE's own fusion

@@ -1,4 +1,4 @@
-// strided-slice-escaping: rule slice-result
+// strided-slice-escaping: rule copy-result
 // a strided extract_slice fused as a reduction's prologue while its result also leaves the region: same error
 // found by fusion-bench fuzz; original finding:
 // fusion=cost: error: compile: CompileError: <string>:6:9: error: 'linalg.generic' op write affecting operations on global resources are restricted to workgroup distributed contexts.

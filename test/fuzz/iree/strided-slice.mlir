@@ -1,4 +1,4 @@
-// strided-slice: rule slice-result
+// strided-slice: rule copy-result
 // an elementwise op and a strided extract_slice of it in one region: 'write affecting operations on global resources are restricted to workgroup distributed contexts'
 // found by fusion-bench fuzz; original finding:
 // fusion=greedy: error: compile: CompileError: <string>:35:9: error: 'linalg.generic' op write affecting operations on global resources are restricted to workgroup distributed contexts.
