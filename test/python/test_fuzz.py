@@ -44,7 +44,8 @@ def test_generator_covers_the_risky_shapes() -> None:
                 shapes["reduction -> broadcast consumer"] += 1
             if isinstance(n, ops.Elementwise) and any(k is None for m in n.maps for k in m):
                 shapes["size-1 dim read at 0"] += 1
-            if isinstance(n, ops.Elementwise) and any(list(m) != sorted(k for k in m if k is not None) for m in n.maps):
+            if isinstance(n, ops.Elementwise) and any(list(m) != sorted(k for k in m if k is not None)
+                                                      for m in n.maps):
                 shapes["transposed read"] += 1
             if isinstance(n, (ops.Matmul, ops.Conv)) and any(
                     isinstance(c, ops.Elementwise) and i in c.inputs for c in g.nodes):

@@ -376,7 +376,7 @@ RULES: tuple[Rule, ...] = (
          _r_single_root),
     Rule("tile-fuse", "the consumer must read the producer through its loops (invertible, no negative distance)",
          _r_tile_fuse),
-    Rule("const-read", "a reduction/contraction read at a constant index (size-1 dim) fails IREE llvm-cpu codegen",
+    Rule("const-read", "a constant-index read in a group with a reduction/contraction fails IREE llvm-cpu codegen",
          _r_const_read),
     Rule("offset-read", "an op reading at an offset (d + c) fused with its consumer crashes IREE llvm-cpu",
          _r_offset_read),

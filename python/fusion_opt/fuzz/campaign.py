@@ -105,7 +105,8 @@ def shrink_findings(findings: list[Finding], out_dir: Path, target: str, budget:
         g = random_graph(f.seed)
         small, checks = shrink(g, isolated_predicate(f, target), budget)
         path = save_reproducer(small, f, out_dir, g.n_ops())
-        log(f"shrunk seed {f.seed} ({f.mode} {f.kind}): {g.n_ops()} -> {small.n_ops()} ops in {checks} checks: {path}")
+        log(f"shrunk seed {f.seed} ({f.mode} {f.kind}): {g.n_ops()} -> {small.n_ops()} ops in {checks} checks: "
+            f"{path}")
         done[key] = Finding(f.seed, f.mode, f.kind, f.detail, str(path))
         out.append(done[key])
     return out
@@ -141,7 +142,8 @@ def hunt(plant: str, seed: int, limit: int, modes: Sequence[str] = MODES, *, bat
                 continue
             clean = run_isolated([random_graph(r.seed)], [r.seed], modes, target, timeout)[0].findings
             seen = {(f.mode, f.kind) for f in clean}
-            new = sorted((f for f in r.findings if (f.mode, f.kind) not in seen), key=lambda f: KIND_ORDER.index(f.kind))
+            new = sorted((f for f in r.findings if (f.mode, f.kind) not in seen),
+                         key=lambda f: KIND_ORDER.index(f.kind))
             if new:
                 out.caught = new[0]
                 out.seconds = time.perf_counter() - t0

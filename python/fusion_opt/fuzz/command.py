@@ -26,7 +26,8 @@ def add_fuzz_args(p: argparse.ArgumentParser) -> None:
                       help=f"hunt planted bugs ({', '.join(PLANTS)}): fuzz with each switched on until a graph "
                            "fails that passes without it (--count is the limit per bug)")
     what.add_argument("--malformed", type=int, default=None, metavar="N",
-                      help="run N mutated .mlir/.onnx inputs through fusion-opt: one error line, no crash or hang")
+                      help="run N mutated .mlir/.onnx inputs through fusion-opt: one error line, no crash, "
+                           "no hang")
     what.add_argument("--faults", type=int, default=None, metavar="N",
                       help=f"inject compile faults ({', '.join(FAULT_KINDS)}) into groups of N graphs")
     what.add_argument("--determinism", type=int, default=None, metavar="N",
@@ -34,7 +35,8 @@ def add_fuzz_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--count", type=int, default=100, help="graphs to check (default 100)")
     p.add_argument("--seed", type=int, default=0, help="first graph seed (graph i uses seed S+i)")
     p.add_argument("--modes", default=",".join(MODES),
-                   help=f"fusion modes compiled per graph (default {','.join(MODES)}; none is the unfused baseline)")
+                   help=f"fusion modes compiled per graph (default {','.join(MODES)}; none is the unfused "
+                        "baseline)")
     p.add_argument("--jobs", type=int, default=1, help="child processes compiling at once")
     p.add_argument("--batch", type=int, default=8, help="graphs compiled as the functions of one module")
     p.add_argument("--out", type=Path, default=Path("fuzz-findings"),
@@ -70,7 +72,8 @@ def run_command(args: argparse.Namespace) -> int:
 
         repo = Path(__file__).resolve().parents[3]
         s = run_malformed(args.seed, args.malformed, jobs=args.jobs, timeout=min(args.timeout, 120.0),
-                          repo=repo if (repo / "test" / "lit").is_dir() else None, save_dir=args.out / "malformed")
+                          repo=repo if (repo / "test" / "lit").is_dir() else None,
+                          save_dir=args.out / "malformed")
         print(s.by_mutation())
         print(s.text())
         figures = {"malformed": len(s.outcomes), "seconds": round(s.seconds, 1),

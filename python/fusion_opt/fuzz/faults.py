@@ -31,7 +31,8 @@ class FaultResult:
     detail: str = ""
 
 
-def inject_and_check(seed: int, group: int, kind: str, mode: str = "cost", target: str = "llvm-cpu") -> FaultResult:
+def inject_and_check(seed: int, group: int, kind: str, mode: str = "cost",
+                     target: str = "llvm-cpu") -> FaultResult:
     """Compile graph `seed` with `kind` injected into `group`: survived when exactly that group fell back,
     the report says so, and every output is within the float64 reference's bound."""
     import fusion_opt as fo

@@ -89,7 +89,8 @@ class Builder:
         return self.add(Elementwise((i,), self.shape(i), ident, ("mul", ("in", 0), ("const", 2.0 ** -k))))
 
     # ---- elementwise ---------------------------------------------------------------------------------
-    def _map_for(self, q: tuple[int, ...], space: tuple[int, ...], permute: bool) -> tuple[int | None, ...] | None:
+    def _map_for(self, q: tuple[int, ...], space: tuple[int, ...],
+                 permute: bool) -> tuple[int | None, ...] | None:
         """A projected map reading a value of shape q over `space`: dims matched to loop dims of equal
         size (in order, or any order when `permute`), size-1 dims read at 0 (sometimes)."""
         out: list[int | None] = []
@@ -244,7 +245,8 @@ class Builder:
         mx = self.add(Reduce((p,), tuple(s[k] for k in keep), d, "max"))
         ex = self.add(Elementwise((p, mx), s, (tuple(range(r)), keep), ("exp", ("sub", ("in", 0), ("in", 1)))))
         z = self.add(Reduce((ex,), tuple(s[k] for k in keep), d, "sum"))
-        return self.add(Elementwise((ex, z), s, (tuple(range(r)), keep), ("mul", ("in", 0), ("recip1p", ("in", 1)))))
+        return self.add(Elementwise((ex, z), s, (tuple(range(r)), keep),
+                                    ("mul", ("in", 0), ("recip1p", ("in", 1)))))
 
     def layernorm(self) -> int | None:
         p = self.pick(lambda s: len(s) >= 1 and s[-1] > 1)

@@ -32,8 +32,9 @@ import numpy as np
 
 # ---- seed inputs ---------------------------------------------------------------------------------------
 
-_LIT_SEEDS = ("test/lit/fusion/greedy.mlir", "test/lit/legality/reduction.mlir", "test/lit/legality/tile-fuse.mlir",
-              "test/lit/control/pin-location.mlir", "test/lit/transform/tile-and-fuse.mlir")
+_LIT_SEEDS = ("test/lit/fusion/greedy.mlir", "test/lit/legality/reduction.mlir",
+              "test/lit/legality/tile-fuse.mlir", "test/lit/control/pin-location.mlir",
+              "test/lit/transform/tile-and-fuse.mlir")
 
 
 def mlir_seeds(repo: Path | None = None, n_generated: int = 12) -> list[tuple[str, bytes]]:
@@ -73,9 +74,11 @@ def onnx_seeds() -> list[tuple[str, bytes]]:
                        helper.make_node("Relu", ["c"], ["r"]),
                        helper.make_node("MaxPool", ["r"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
               [vi("x", f, [1, 3, 8, 8])], [vi("y", f, [1, 4, 4, 4])], [init("w", 4, 3, 3, 3), init("b", 4)]),
-        model("softmax", [helper.make_node("MatMul", ["x", "w"], ["s"]), helper.make_node("Softmax", ["s"], ["y"], axis=-1)],
+        model("softmax", [helper.make_node("MatMul", ["x", "w"], ["s"]),
+                          helper.make_node("Softmax", ["s"], ["y"], axis=-1)],
               [vi("x", f, [2, 5, 8])], [vi("y", f, [2, 5, 6])], [init("w", 8, 6)]),
-        model("layernorm", [helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1, epsilon=1e-5)],
+        model("layernorm", [helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1,
+                                             epsilon=1e-5)],
               [vi("x", f, [3, 16])], [vi("y", f, [3, 16])], [init("g", 16), init("b", 16)]),
     ]
 
@@ -126,11 +129,13 @@ def mutate_text(data: bytes, rng: random.Random) -> tuple[str, bytes]:
         return kind, data[:i] + rng.choice((b"\xff\xfe", b"\xc3", b"\x80\x80", b"\x00")) + data[i:]
     if kind == "unknown-op":
         m = _pick(rng, _OPS, data)
-        new = rng.choice((b"linalg.frobnicate", b"arith.bogusf", b"foo.bar", b"tensor.teleport", b"math.sinhcosh"))
+        new = rng.choice((b"linalg.frobnicate", b"arith.bogusf", b"foo.bar", b"tensor.teleport",
+                          b"math.sinhcosh"))
         return kind, _sub(data, m, new) if m else data + b"\n" + new
     if kind == "element-type":
         m = _pick(rng, _TYPE, data)
-        return kind, _sub(data, m, rng.choice((b"f16", b"i32", b"f64", b"bf16", b"i1", b"index")), 2) if m else data
+        new = rng.choice((b"f16", b"i32", b"f64", b"bf16", b"i1", b"index"))
+        return kind, _sub(data, m, new, 2) if m else data
     if kind == "dim-mismatch":
         m = _pick(rng, _TYPE, data)
         if m is None or not m.group(1):
@@ -153,7 +158,8 @@ def mutate_text(data: bytes, rng: random.Random) -> tuple[str, bytes]:
         return kind, _sub(data, m, rng.choice((b"%undefined", b"%v999", b"%0#7", b"%"))) if m else data
     if kind == "huge-number":
         m = _pick(rng, _NUMBER, data)
-        return kind, _sub(data, m, rng.choice((b"99999999999999999999", b"-7", b"0", b"4294967297"))) if m else data
+        new = rng.choice((b"99999999999999999999", b"-7", b"0", b"4294967297"))
+        return kind, _sub(data, m, new) if m else data
     lines = _lines(data)
     i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
     if kind == "delete-line":
@@ -164,7 +170,8 @@ def mutate_text(data: bytes, rng: random.Random) -> tuple[str, bytes]:
         lines[i], lines[j] = lines[j], lines[i]
         return kind, b"\n".join(lines)
     if kind == "unbalanced":
-        return kind, b"\n".join(lines[:i] + [rng.choice((b"{", b"}", b"(", b")", b"[", b"<", b"\"", b"^bb9:"))] + lines[i:])
+        junk = rng.choice((b"{", b"}", b"(", b")", b"[", b"<", b"\"", b"^bb9:"))
+        return kind, b"\n".join(lines[:i] + [junk] + lines[i:])
     if kind == "deep-nesting":
         n = rng.choice((1000, 20000, 200000))
         return kind, b"\n".join(lines[:i] + [b"(" * n + b")" * n, b"[" * n] + lines[i:])
@@ -347,8 +354,8 @@ class MalformedSummary:
         fails = collections.Counter(o.failure for o in self.outcomes if o.failure)
         slowest = max((o.seconds for o in self.outcomes), default=0.0)
         return (f"{n} malformed inputs ({by_suffix.get('.mlir', 0)} .mlir, {by_suffix.get('.onnx', 0)} .onnx) in "
-                f"{self.seconds:.0f} s: {rejected} rejected with one error line, {accepted} accepted (the mutation "
-                f"left a valid input); " + ", ".join(f"{fails.get(k, 0)} {k}" for k in FAILURES)
+                f"{self.seconds:.0f} s: {rejected} rejected with one error line, {accepted} accepted (the "
+                f"mutation left a valid input); " + ", ".join(f"{fails.get(k, 0)} {k}" for k in FAILURES)
                 + f"; slowest {slowest:.1f} s")
 
     def by_mutation(self) -> str:

@@ -330,7 +330,8 @@ class Reduce(Op):
             term = em.fresh("%t")
             if self.combiner == "mean":
                 c = em.fresh("%t")
-                body += [f"{c} = arith.constant {lit(1.0 / self._n(space))} : f32", f"{term} = arith.mulf %i0, {c} : f32"]
+                body += [f"{c} = arith.constant {lit(1.0 / self._n(space))} : f32",
+                         f"{term} = arith.mulf %i0, {c} : f32"]
             else:
                 body.append(f"{term} = arith.mulf %i0, {'%i1' if self.combiner == 'dot' else '%i0'} : f32")
         acc = em.fresh("%t")
@@ -399,7 +400,8 @@ def _windows(x: np.ndarray, kh: int, kw: int, stride: tuple[int, int], dil: tupl
     for i in range(kh):
         for j in range(kw):
             h0, w0 = i * dil[0], j * dil[1]
-            yield i, j, x[:, :, h0:h0 + stride[0] * (oh - 1) + 1:stride[0], w0:w0 + stride[1] * (ow - 1) + 1:stride[1]]
+            hs = slice(h0, h0 + stride[0] * (oh - 1) + 1, stride[0])
+            yield i, j, x[:, :, hs, w0:w0 + stride[1] * (ow - 1) + 1:stride[1]]
 
 
 @dataclass(frozen=True, eq=False)
