@@ -88,15 +88,13 @@ def test_two_tap_stencil_compiles_unfused(tmp_path: Path) -> None:
     assert _compiles("stencil-two-taps", "none", tmp_path / "m.vmfb")
 
 
-@pytest.mark.xfail(strict=True, reason="feeds-iree hands an offset read and its consumer to IREE, whose fusion "
-                                       "of them segfaults")
+# feeds-iree used to hand the offset read and its consumer to IREE, whose fusion of them segfaults.
 def test_offset_read_handed_to_iree_compiles_with_cost(tmp_path: Path) -> None:
     assert _compiles("handoff-offset-read", "greedy", tmp_path / "g.vmfb")
     assert _compiles("handoff-offset-read", "cost", tmp_path / "c.vmfb")
 
 
-@pytest.mark.xfail(strict=True, raises=fo.CompileError,
-                   reason="conv-rewrite hands this depthwise conv to IREE, whose rewrite of it fails to verify")
+# conv-rewrite used to hand this depthwise conv to IREE, whose rewrite of it fails to verify.
 def test_depthwise_conv_with_unread_column_compiles_with_cost() -> None:
     m = fo.compile_mlir(str(REPRO / "depthwise-handoff.mlir"), fusion="cost")
     _check_outputs("depthwise-handoff", m)

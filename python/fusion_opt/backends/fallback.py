@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import CompileError
-from ..ir import Session, ir
+from ..errors import CompileError, InputError
+from ..ir import Session, functions, ir
 from ..transforms.dispatch_regions import (GROUP_LOC_PREFIX, regions_holding_loc, regions_of_group,
                                            unwrap_region)
 from ..testhooks import FAULTS
@@ -65,6 +65,8 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
                           extra_flags: tuple[str, ...] = (), params_path: Path | None = None,
                           source_name: str = "<input>") -> tuple[Artifact, tuple[Fallback, ...]]:
     """compile_module, unwrapping each group IREE rejects (at most MAX_FALLBACKS), then compiling again."""
+    if not functions(module):  # IREE would fail to write an empty module ("failed to generate bytecode")
+        raise InputError("nothing to compile: the input defines no function", source_name)
     fallbacks: list[Fallback] = []
     while True:
         try:

@@ -36,8 +36,22 @@ def raise_injected_fault(module: ir.Module, source_name: str) -> None:
         if kind == "fail":
             raise CompileError("failed to run translation of source executable to target executable "
                                "(injected fault)", str(region.location))
-        op = [o.operation for o in region.regions[0].blocks[0].operations][-2]  # the last before flow.return
+        op = _named_op(module, region)
         m = _FILE_LOC.search(str(op.location))
         where = f"{source_name if m is None or m[1] == '-' else m[1]}:{m[2]}:{m[3]}" if m else source_name
         raise CompileError(f"'{op.name}' op write affecting operations on global resources are restricted to "
                            "workgroup distributed contexts (injected fault)", where)
+
+
+def _named_op(module: ir.Module, region: ir.Operation) -> ir.Operation:
+    """The op IREE would name: the region's last op, else another of its ops whose location no other op
+    shares (rewrites such as sibling stacking give several ops one location, which names no one region)."""
+    counts: dict[str, int] = {}
+
+    def visit(o: ir.Operation) -> ir.WalkResult:
+        counts[str(o.location)] = counts.get(str(o.location), 0) + 1
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    ops = [o.operation for o in region.regions[0].blocks[0].operations][:-1]  # not the flow.return
+    return next((o for o in reversed(ops) if counts[str(o.location)] == 1), ops[-1])

@@ -245,13 +245,17 @@ def _r_const_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
+def reads_at_offset(op: OpDesc) -> bool:
+    """The op reads one of its inputs at a constant offset (`d1 + 2`): a stencil tap."""
+    return any(k == "offset" for pos in range(op.num_dps_inputs) for k, _ in _access(op, pos))
+
+
 def _r_offset_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
     """An op reading an operand at a constant offset (`d1 + 2`) followed by a consumer in the same
     dispatch crashes (segfault) the compiler."""
     for i in sorted(m):
         op = g.ops[i]
-        if any(k == "offset" for pos in range(op.num_dps_inputs) for k, _ in _access(op, pos)) and \
-                any(c in m for c in g.consumers(i)):
+        if reads_at_offset(op) and any(c in m for c in g.consumers(i)):
             return f"op {i} reads an operand at an offset and feeds a consumer in the group"
     return None
 

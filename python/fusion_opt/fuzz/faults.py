@@ -33,8 +33,9 @@ class FaultResult:
 
 def inject_and_check(seed: int, group: int, kind: str, mode: str = "cost",
                      target: str = "llvm-cpu") -> FaultResult:
-    """Compile graph `seed` with `kind` injected into `group`: survived when exactly that group fell back,
-    the report says so, and every output is within the float64 reference's bound."""
+    """Compile graph `seed` with `kind` injected into `group`: survived when that group fell back (and no
+    other, unless the fault named an op location other groups share), the report says so, and every
+    output is within the float64 reference's bound."""
     import fusion_opt as fo
     from ..backends.runtime import load
 
@@ -49,8 +50,12 @@ def inject_and_check(seed: int, group: int, kind: str, mode: str = "cost",
     finally:
         testhooks.inject()
     fell = [f.group for f in m.fallbacks]
-    if fell != [group]:
+    if group not in fell or (kind != "fail-at-op" and fell != [group]):
         return FaultResult(seed, group, kind, False, f"fallbacks {fell}, expected [{group}]")
+    # An op's location can name several regions (sibling stacking gives its ops one location): all of
+    # them are given back, which is still correct; say so.
+    others = [g for g in fell if g != group]
+    extra = f"; also gave back {others} (an op location they share)" if others else ""
     if f"fallback: group {group} failed to compile" not in m.report():
         return FaultResult(seed, group, kind, False, "the report does not mention the fallback")
     out = load(m.artifact)(*g.inputs())
@@ -59,7 +64,7 @@ def inject_and_check(seed: int, group: int, kind: str, mode: str = "cost",
         ok, _, why = compare(np.asarray(got), ref)
         if not ok:
             return FaultResult(seed, group, kind, False, f"output {j}: {why}")
-    return FaultResult(seed, group, kind, True, f"{m.dispatch_count} dispatches after the fallback")
+    return FaultResult(seed, group, kind, True, f"{m.dispatch_count} dispatches after the fallback{extra}")
 
 
 def run_faults(seed: int, count: int, kinds: Sequence[str] = testhooks.FAULT_KINDS, mode: str = "cost",

@@ -93,7 +93,42 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
                     f"--input-shape {inp.name}=1x... (API: input_shapes={{'{inp.name}': (...)}})",
                     where,
                 )
+    check_tensors(proto, where)
     return proto
+
+
+# Element types the importer lowers; others (STRING, complex, float8, undefined) abort it (LLVM fatal error).
+_NUMERIC = {onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16,
+            onnx.TensorProto.BOOL, onnx.TensorProto.INT8, onnx.TensorProto.INT16, onnx.TensorProto.INT32,
+            onnx.TensorProto.INT64, onnx.TensorProto.UINT8, onnx.TensorProto.UINT16, onnx.TensorProto.UINT32,
+            onnx.TensorProto.UINT64}
+
+
+def check_tensors(proto: onnx.ModelProto, where: str) -> None:
+    """Refuse what crashes the importer instead of failing in it (found by `fusion-bench fuzz --malformed`):
+    a graph input or output of a non-numeric element type, an initializer whose data is shorter or longer
+    than its dims say (the importer reads past the buffer)."""
+    for v in list(proto.graph.input) + list(proto.graph.output):
+        et = v.type.tensor_type.elem_type
+        if v.type.HasField("tensor_type") and et not in _NUMERIC:
+            name = onnx.TensorProto.DataType.Name(et) if et in onnx.TensorProto.DataType.values() else str(et)
+            raise UnsupportedError(f"graph {'input' if v in proto.graph.input else 'output'} '{v.name}' has "
+                                   f"element type {name}, which is not supported", where)
+    for t in proto.graph.initializer:
+        if t.data_type not in _NUMERIC:
+            raise UnsupportedError(f"initializer '{t.name}' has an unsupported element type", where)
+        n = 1
+        for d in t.dims:
+            n *= d
+        if t.HasField("raw_data"):
+            size = onnx.helper.tensor_dtype_to_np_dtype(t.data_type).itemsize
+            got = len(t.raw_data) // size if t.data_type != onnx.TensorProto.BOOL else len(t.raw_data)
+        elif t.data_location == onnx.TensorProto.EXTERNAL:
+            continue
+        else:
+            got = len(onnx.numpy_helper.to_array(t).reshape(-1)) if n else 0
+        if got != n or any(d < 0 for d in t.dims):
+            raise InputError(f"initializer '{t.name}' holds {got} values but its dims {list(t.dims)} say {n}", where)
 
 
 def _first_unconverted(module: ir.Module) -> tuple[str, str] | None:

@@ -1,4 +1,4 @@
-// depthwise-handoff: open: handoff conv-rewrite (xfail)
+// depthwise-handoff: fixed: conv-rewrite keeps a depthwise conv with a unit output dim and unread input
 // a depthwise conv whose output width is 1 with an unread input column (stride 2): handed back to IREE by --fusion=cost (conv-rewrite), IREE's own rewrite fails to verify ('inferred ... to be 3, but found 2'), also with --fusion=iree; greedy/none compile it
 // found by fusion-bench fuzz; original finding:
 // fusion=cost: error: compile: CompileError: <string>:5:9: error: 'linalg.generic' op inferred input/output operand #1 has shape's dimension #2 to be 3, but found 2

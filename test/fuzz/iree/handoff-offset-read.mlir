@@ -1,4 +1,4 @@
-// handoff-offset-read: open: handoff feeds-iree (xfail)
+// handoff-offset-read: fixed: feeds-iree keeps ops that read at an offset
 // --fusion=cost hands the lone slice back to IREE, then (feeds-iree) the ops feeding it; IREE's own dispatch formation fuses the offset read with its consumer and segfaults (as --fusion=iree does); greedy/none compile it
 // found by fusion-bench fuzz; original finding:
 // fusion=cost: crash: crash: signal 11
