@@ -42,7 +42,11 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
     configs = apply_tile_sizes(planned, getattr(args, "tile_sizes", "iree"), args.target)
     if args.emit == "regions":
         return print_module(module, args)
-    compile_and_save(module, session, source_name, args)
+    from .backends.levers import data_tiling_flags
+
+    levers = data_tiling_flags((p.graph for p in planned), args.fusion, args.target,
+                               getattr(args, "tile_sizes", "iree"), getattr(args, "codegen_strategies", False))
+    compile_and_save(module, session, source_name, args, levers)
     if configs:  # a config IREE dropped without a word is an error (the .vmfb is removed)
         from .backends.lowering import require_applied
 
@@ -74,7 +78,8 @@ def codegen_flags(args: argparse.Namespace) -> tuple[str, ...]:
     return library_flags(args.target)
 
 
-def compile_and_save(module: ir.Module, session, source_name: str, args: argparse.Namespace) -> None:
+def compile_and_save(module: ir.Module, session, source_name: str, args: argparse.Namespace,
+                     extra_flags: tuple[str, ...] = ()) -> None:
     """Compile and write OUT.vmfb (+ OUT.irpa with the weights of 1 KiB or more). Returns None: written."""
     import shutil
     import tempfile
@@ -87,7 +92,7 @@ def compile_and_save(module: ir.Module, session, source_name: str, args: argpars
     workdir = tempfile.mkdtemp(prefix="fusion-opt-")
     try:
         artifact, fallbacks, dropped = compile_with_strategies(
-            module, session, args.target, strategy_flags=codegen_flags(args),
+            module, session, args.target, extra_flags=extra_flags, strategy_flags=codegen_flags(args),
             params_path=Path(workdir) / "w.irpa", source_name=source_name)
         for fb in fallbacks:
             print(f"{source_name}: warning: {fb}", file=sys.stderr)

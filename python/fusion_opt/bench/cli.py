@@ -1,14 +1,19 @@
-"""fusion-bench: our fusion vs IREE's own vs onnxruntime on real-weight models.
+"""fusion-bench: our fusion vs IREE's own (default and best flags) vs onnxruntime vs the roofline, per model.
 
-    fusion-bench [run] [--models A.onnx ...] [--suite NAMES|all] [--json OUT.json] [--repeat N] [--warmup K]
-                       [--fusion-modes cost,greedy,iree] [--target host] [--tile-sizes iree|cost] [--cache DIR]
+    fusion-bench [run] [--models A.onnx ...] [--suite NAMES|all] [--json OUT.json] [--plot OUT.svg]
+                       [--repeat N] [--warmup K] [--fusion-modes cost,greedy,iree] [--no-iree-best]
+                       [--iree-best-flags="FLAGS"] [--target host] [--tile-sizes iree|cost] [--cache DIR]
 
 `run` is the default subcommand, so `fusion-bench --models m.onnx` and `fusion-bench run --models m.onnx` are the
 same; later subcommands (calibrate, fuzz) slot into the same parser.
+Engines, timed interleaved in one process: each fusion mode through compile_onnx (cost = "ours"), `iree_best`
+(IREE's own importer and iree-compile at iree_best.IREE_BEST_FLAGS), onnxruntime; plus the roofline bound
+max(FLOPs / peak, min bytes / bandwidth) with this machine's measured peak and bandwidth.
 Inputs for a model file come from `<stem>.npz` beside it (arrays named after the graph inputs, `output`,
 `output_1`, ... the reference outputs), else from a seed; without an npz the reference is onnxruntime.
-JSON: {"config": {...}, "results": [one record per model], "geomean": {...}}. Exit status: 0, 2 on usage
-errors, 1 if every model failed.
+JSON: {"config": {...}, "results": [one record per model], "geomean": {...}, "noise": {...}}; the plot (SVG)
+goes next to it as OUT.svg unless --plot names another file. Exit status: 0, 2 on usage errors, 1 if every
+model failed.
 """
 from __future__ import annotations
 
@@ -21,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import models, runner
+from . import iree_best, models, plot, roofline, runner, summary
 
 DEFAULT_SUITE = ("resnet50", "squeezenet", "densenet121", "inception_v2", "shufflenet", "vgg19", "mlp_gelu",
                  "layernorm", "attention", "bert_layer", "mlp4")
@@ -40,6 +45,14 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", nargs="+", default=None, metavar="NAME",
                    help=f"bundled suite models, or 'all' (default without --models: {','.join(DEFAULT_SUITE)})")
     p.add_argument("--json", type=Path, default=None, metavar="OUT.json", help="write the records here")
+    p.add_argument("--plot", type=Path, default=None, metavar="OUT.svg",
+                   help="write the SVG plot here (default: beside --json, same stem, .svg)")
+    p.add_argument("--no-iree-best", action="store_true",
+                   help="skip the iree_best engine (IREE's own importer and pipeline at its best flags)")
+    p.add_argument("--iree-best-flags", default=None, metavar="FLAGS",
+                   help="space-separated iree-compile flags replacing iree_best.IREE_BEST_FLAGS "
+                        f"(default: {' '.join(iree_best.IREE_BEST_FLAGS)}); the host-CPU target flags stay. "
+                        "Write it as --iree-best-flags='--a --b' (with '=': a value starting with '-')")
     p.add_argument("--repeat", type=int, default=20, help="timed rounds per engine (median reported)")
     p.add_argument("--warmup", type=int, default=3, help="untimed rounds per engine first")
     p.add_argument("--fusion-modes", default="cost,greedy,iree",
@@ -93,6 +106,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         if args.repeat < 1 or args.warmup < 0:
             ap.error("--repeat must be >= 1 and --warmup >= 0")
         args.target = TARGET_ALIASES.get(args.target, args.target)
+        args.best_flags = (None if args.no_iree_best else
+                           tuple(args.iree_best_flags.split()) if args.iree_best_flags is not None
+                           else iree_best.IREE_BEST_FLAGS)
+        if args.plot is None and args.json is not None:
+            args.plot = args.json.with_suffix(".svg")
     elif args.command in ("calibrate", "accuracy"):
         from .calibrate import check_args
         check_args(ap, args)
@@ -112,20 +130,32 @@ def _fmt(v: Any, spec: str) -> str:
 
 def print_table(records: list[dict[str, Any]], modes: Sequence[str]) -> None:
     cols = [runner.label(m) for m in modes]
-    head = (f"{'model':14s}" + "".join(f"{c + ' ms':>11s}" for c in cols) + f"{'ort ms':>10s}"
-            + f"{'ours/iree':>10s}{'ours/greedy':>12s}{'ours/ort':>9s}" + "".join(f"{'d_' + c:>8s}" for c in cols)
-            + f"{'err ours':>10s}{'err iree':>10s}")
-    print(head)
+    # (record key, header, format): widths follow the headers, so every column keeps a space before it.
+    spec = ([(f"{c}_ms", f"{c} ms", ".4g") for c in [*cols, "iree_best", "ort", "roofline"]]
+            + [(f"ours_over_{o}", f"ours/{h}", ".2f") for o, h in
+               (("iree", "iree"), ("iree_best", "best"), ("greedy", "greedy"), ("ort", "ort"))]
+            + [("ours_over_roofline", "ours/roof", ".4g")]
+            + [(f"dispatches_{c}", f"d_{c}", "d") for c in cols]
+            + [("max_abs_err", "err ours", ".1e"), ("iree_max_abs_err", "err iree", ".1e"),
+               ("iree_best_max_abs_err", "err best", ".1e")])
+    widths = [max(len(h) + 2, 9 if f == ".4g" else 8) for _, h, f in spec]
+    print(f"{'model':14s}" + "".join(f"{h:>{w}s}" for (_, h, _), w in zip(spec, widths)))
     for r in records:
-        line = (f"{r['model'][:14]:14s}" + "".join(f"{_fmt(r.get(c + '_ms'), '.3f'):>11s}" for c in cols)
-                + f"{_fmt(r.get('ort_ms'), '.3f'):>10s}{_fmt(r.get('ours_over_iree'), '.2f'):>10s}"
-                + f"{_fmt(r.get('ours_over_greedy'), '.2f'):>12s}"
-                + f"{_fmt(r.get('ours_over_ort'), '.2f'):>9s}"
-                + "".join(f"{_fmt(r.get('dispatches_' + c), 'd'):>8s}" for c in cols)
-                + f"{_fmt(r.get('max_abs_err'), '.1e'):>10s}{_fmt(r.get('iree_max_abs_err'), '.1e'):>10s}")
-        print(line)
+        print(f"{r['model'][:14]:14s}" + "".join(f"{_fmt(r.get(k), f):>{w}s}" for (k, _, f), w in zip(spec, widths)))
         if "error" in r:
             print(f"  ! {r['error']}")
+
+
+def _rates() -> dict[str, Any] | None:
+    """This machine's peak and bandwidth for the roofline (measured once, cached); None if that fails."""
+    try:
+        rates = roofline.machine_rates()
+    except Exception as e:  # noqa: BLE001 - no bound is better than no benchmark
+        print(f"roofline: cannot measure this machine ({type(e).__name__}: {e}); no roofline_ms")
+        return None
+    print(f"roofline: peak {rates['peak_flops'] / 1e9:.1f} GFLOP/s, bandwidth {rates['bandwidth'] / 1e9:.1f} GB/s "
+          "(measured here: numpy sgemm, streaming adds)", flush=True)
+    return rates
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -139,24 +169,40 @@ def cmd_run(args: argparse.Namespace) -> int:
         except Exception as e:  # noqa: BLE001 - e.g. onnxruntime missing: report, go on with the rest
             records.append({"model": name, "error": f"generate: {type(e).__name__}: {e}"})
     jobs += [(p.stem, p) for p in args.models or ()]
+    rates = _rates()
     for name, path in jobs:
         print(f"[{len(records) + 1}/{len(jobs)}] {name} ...", flush=True)
         assert path is not None
         rec = runner.bench_model(path, args.modes, args.target, args.repeat, args.warmup, args.seed,
-                                 name=name, verbose=args.verbose, tile_sizes=args.tile_sizes)
+                                 name=name, verbose=args.verbose, tile_sizes=args.tile_sizes,
+                                 iree_best_flags=args.best_flags, rates=rates)
         records.append(rec)
     print()
     print_table(records, args.modes)
-    geo = {f"ours_over_{o}": runner.geomean([r.get(f"ours_over_{o}") for r in records])
-           for o in ("iree", "greedy", "ort")}
+    geo = summary.geomeans(records)
     print("geomean " + "  ".join(f"{k} {_fmt(v, '.3f')}" for k, v in geo.items()))
+    noise = summary.noise(records)
+    print(summary.noise_line(noise))
+    beats = summary.beats_roofline(records)
+    if beats:
+        print(f"roofline: faster than the bound: {' '.join(beats)} (the measured peak or bandwidth is below what "
+              "that engine reaches: read ours/roof as relative)")
     if args.json:
         config = {"target": args.target, "modes": args.modes, "tile_sizes": args.tile_sizes,
                   "repeat": args.repeat, "warmup": args.warmup,
+                  "iree_best_flags": list(iree_best.full_flags(args.best_flags)) if args.best_flags is not None
+                  else None,
+                  "peak_flops": rates and rates["peak_flops"], "bandwidth": rates and rates["bandwidth"],
+                  "rates_source": rates and rates["source"],
                   "machine": platform.machine(), "python": platform.python_version()}
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"config": config, "results": records, "geomean": geo}, indent=1) + "\n")
+        doc = {"config": config, "results": records, "geomean": geo, "noise": noise, "beats_roofline": beats}
+        args.json.write_text(json.dumps(doc, indent=1) + "\n")
         print(f"wrote {args.json}")
+    if args.plot:
+        args.plot.parent.mkdir(parents=True, exist_ok=True)
+        args.plot.write_text(plot.svg(records, f"fusion-bench ({args.target}, repeat {args.repeat})"))
+        print(f"wrote {args.plot}")
     ok = [r for r in records if any(f"{runner.label(m)}_ms" in r for m in args.modes)]
     return 0 if ok else 1
 

@@ -16,7 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from . import models
+from . import iree_best, models, roofline
+from .summary import geomean  # noqa: F401 - re-exported: older callers use runner.geomean
+
+# Engines ours is divided by in the records (ours_over_X).
+OTHERS = ("iree", "iree_best", "greedy", "ort", "roofline")
 
 
 def label(mode: str) -> str:
@@ -70,9 +74,13 @@ def measure(fns: dict[str, Callable[[], Any]], repeat: int, warmup: int) -> dict
 
 
 def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warmup: int, seed: int = 0,
-                name: str | None = None, verbose: bool = False, tile_sizes: str = "iree") -> dict[str, Any]:
+                name: str | None = None, verbose: bool = False, tile_sizes: str = "iree",
+                iree_best_flags: Sequence[str] | None = None,
+                rates: dict[str, float] | None = None) -> dict[str, Any]:
     """One JSON record for one model. Failures are recorded in `error`, never raised. `tile_sizes` goes
-    to compile_onnx for every mode (the tile configs applied are counted per mode)."""
+    to compile_onnx for every mode (the tile configs applied are counted per mode). With `iree_best_flags`
+    IREE's own pipeline at those flags is one more engine (`iree_best`, see iree_best.py); with `rates`
+    ({"peak_flops", "bandwidth"}) the record gets the roofline bound `roofline_ms`."""
     import fusion_opt as fo
 
     rec: dict[str, Any] = {"model": name or path.stem, "path": str(path), "target": target}
@@ -83,6 +91,14 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
         rec["error"] = f"inputs: {_short(e)}"
         return rec
     rec["reference"] = "npz" if refs is not None else "onnxruntime"
+    try:
+        cost = roofline.model_cost(path)
+        rec["flops"], rec["min_bytes"] = cost.flops, cost.min_bytes
+        if rates:
+            bound = roofline.roofline_ms(cost.flops, cost.min_bytes, rates["peak_flops"], rates["bandwidth"])
+            rec["roofline_ms"] = float(f"{bound:.4g}")  # 4 significant digits: tiny models are ~1e-5 ms
+    except Exception as e:  # noqa: BLE001 - e.g. shape inference refuses the model: no bound, still timed
+        errors.append(f"roofline: {_short(e)}")
     fns: dict[str, Callable[[], Any]] = {}
     outs: dict[str, list[np.ndarray]] = {}
     for mode in modes:
@@ -104,6 +120,17 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
             errors.append(f"{col}: {_short(e)}")
             if verbose:
                 traceback.print_exc()
+    if iree_best_flags is not None:
+        try:
+            best = iree_best.build(path, tuple(iree_best_flags))
+            rec["compile_s_iree_best"] = round(best.import_s + best.compile_s, 3)
+            args = [inputs[n] for n in best.input_names]
+            outs["iree_best"] = as_outputs(best(*args))
+            fns["iree_best"] = (lambda best=best, args=args: best(*args))
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"iree_best: {_short(e)}")
+            if verbose:
+                traceback.print_exc()
     try:
         sess = models.ort_session(path)
         outs["ort"] = as_outputs(sess.run(None, inputs))
@@ -120,14 +147,9 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
             rec[f"{col}_ms"] = round(t["ms"], 4)
             for k in ("min_ms", "max_ms", "stdev_ms"):
                 rec[f"{col}_{k}"] = round(t[k], 4)
-    for other in ("iree", "greedy", "ort"):
-        if "ours_ms" in rec and f"{other}_ms" in rec:
+    for other in OTHERS:
+        if "ours_ms" in rec and rec.get(f"{other}_ms"):
             rec[f"ours_over_{other}"] = round(rec["ours_ms"] / rec[f"{other}_ms"], 4)
     if errors:
         rec["error"] = "; ".join(errors)
     return rec
-
-
-def geomean(values: Sequence[float]) -> float | None:
-    vals = [v for v in values if v and v > 0 and math.isfinite(v)]
-    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else None

@@ -30,6 +30,10 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("conv-bn", "inference BatchNorm (and a bias add) after a conv/matmul is y*s[c]+b[c] with constant "
             "s, b: 4-5 elementwise ops per output element", "folded into the weights and one bias add; "
             "s, b and the scaled weights are evaluated by IREE at compile time", match.conv_bn, rewrite=True),
+    Pattern("conv-strategy", "IREE's direct NCHW conv code is scalar along the window and cannot use data tiling; "
+            "as a matmul it gets packed mmt4d tiles (ResNet-50: 729 -> 95 ms in IREE's own build)",
+            "per conv, by the cost model: direct, or a window copy (im2col) + one 2-D matmul "
+            "(rewrites/im2col.py)", match.conv_strategy, rewrite=True),
     Pattern("sibling-matmuls", "matmuls reading one input with constant weights (Q/K/V) can share one launch "
             "and one read of the input", "stacked into one contraction where the cost model predicts a gain "
             "(rewrites/siblings.py)", match.sibling_matmuls, rewrite=True),

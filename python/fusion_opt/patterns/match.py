@@ -3,7 +3,7 @@ op indices of every occurrence. They read kinds, maps, shapes and body ops, neve
 from __future__ import annotations
 
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
-from ..fusion.legality import constant_ops, indexed
+from ..fusion.legality import constant_ops, indexed, is_window_copy
 
 MATRIX = (OpKind.CONVOLUTION, OpKind.CONTRACTION)
 LIGHT = (OpKind.ELEMENTWISE, OpKind.BROADCAST)
@@ -36,6 +36,11 @@ def conv_bn(graph: DataflowGraph) -> Hits:
     return [(c.root, *c.steps) for c in find_chains(graph)]
 
 
+def conv_strategy(graph: DataflowGraph) -> Hits:
+    from ..rewrites.im2col import find_convs
+    return [(i,) for i, _ in find_convs(graph)]
+
+
 def sibling_matmuls(graph: DataflowGraph) -> Hits:
     g = indexed(graph)
     const = constant_ops(g)
@@ -55,7 +60,7 @@ def conv_epilogue(graph: DataflowGraph) -> Hits:
 
 def pad_conv(graph: DataflowGraph) -> Hits:
     return [(op.index, c) for op in graph.ops if op.kind is OpKind.PAD
-            for c in graph.consumers(op.index) if graph.ops[c].kind in MATRIX]
+            for c in graph.consumers(op.index) if graph.ops[c].kind in MATRIX or is_window_copy(graph.ops[c])]
 
 
 def linear_gelu(graph: DataflowGraph) -> Hits:

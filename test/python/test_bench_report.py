@@ -1,0 +1,137 @@
+"""fusion-bench run's report: roofline FLOPs/bytes, noise and geomean summaries, the SVG plot, the iree_best
+engine's flags, and one end-to-end run on a tiny model."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from fusion_opt.bench import cli, iree_best, plot, roofline, summary
+
+needs_ort = pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None,
+                               reason="onnxruntime (optional test dependency) is not installed")
+
+
+def _init(name: str, shape: list[int], dtype: type = np.float32) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.ones(shape, dtype), name)
+
+
+def conv_gemm_model(weights_as_inputs: bool = False) -> onnx.ModelProto:
+    """x[1,3,8,8] -> Conv(4x3x3x3, pad 1) -> Relu -> Reshape[1,256] -> Gemm(256x10) -> MatMul(10x5)."""
+    inits = [_init("w", [4, 3, 3, 3]), _init("b", [4]), numpy_helper.from_array(np.array([1, 256], np.int64), "shp"),
+             _init("w2", [256, 10]), _init("c", [10]), _init("w3", [10, 5])]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["y"], ["r"]),
+             helper.make_node("Reshape", ["r", "shp"], ["f"]),
+             helper.make_node("Gemm", ["f", "w2", "c"], ["g"]),
+             helper.make_node("MatMul", ["g", "w3"], ["out"])]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])]
+    if weights_as_inputs:  # old IR style: initializers also listed as graph inputs
+        inputs += [helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, 3, 3, 3])]
+    graph = helper.make_graph(nodes, "cg", inputs, [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 5])],
+                              inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_roofline_flops_and_bytes_exact() -> None:
+    cost = roofline.graph_cost(conv_gemm_model())
+    # Conv 2*256*27, Relu 256, Reshape 0, Gemm 2*10*256, MatMul 2*5*10.
+    assert cost.flops == 13824 + 256 + 0 + 5120 + 100
+    # x 768 + w 432 + b 16 + shp 16 + w2 10240 + c 40 + w3 200 + out 20.
+    assert cost.min_bytes == 11732
+    assert roofline.graph_cost(conv_gemm_model(weights_as_inputs=True)) == cost  # weights counted once
+
+
+def test_roofline_bound_is_the_slower_side() -> None:
+    assert roofline.roofline_ms(2e9, 1e9, 1e11, 1e10) == pytest.approx(100.0)  # memory-bound
+    assert roofline.roofline_ms(2e10, 1e6, 1e11, 1e10) == pytest.approx(200.0)  # compute-bound
+
+
+def fake_records() -> list[dict]:
+    return [{"model": "a<b&c", "ours_ms": 10.0, "ours_stdev_ms": 1.0, "iree_ms": 5.0, "iree_stdev_ms": 0.25,
+             "ort_ms": 2.0, "ort_stdev_ms": 0.1, "roofline_ms": 3.0, "ours_over_iree": 2.0, "ours_over_ort": 5.0},
+            {"model": "resnet50", "ours_ms": 4.0, "ours_stdev_ms": 0.8, "iree_best_ms": 5.0,
+             "iree_best_stdev_ms": 0.1, "ort_ms": 8.0, "ort_stdev_ms": 0.6, "roofline_ms": 0.04,
+             "ours_over_iree": 0.5, "ours_over_ort": 0.5, "ours_over_roofline": 100.0},
+            {"model": "broken", "error": "ours: CompileError: x"}]
+
+
+def test_noise_summary() -> None:
+    n = summary.noise(fake_records())
+    # CVs: a 10%, 5%, 5%; resnet50 20%, 2%, 7.5% -> median 6.25%, worst resnet50/ours.
+    assert n == {"median_cv": 0.0625, "worst_cv": 0.2, "worst_model": "resnet50", "worst_engine": "ours",
+                 "samples": 6}
+    assert summary.noise_line(n) == "noise: median CV 6.2%, worst 20.0% (resnet50, ours)"
+    assert summary.noise_line(summary.noise([{"model": "x"}])) == "noise: no timings"
+
+
+def test_geomeans_and_roofline_check() -> None:
+    g = summary.geomeans(fake_records())
+    assert g["ours_over_iree"] == pytest.approx(1.0) and g["ours_over_ort"] == pytest.approx(np.sqrt(2.5), abs=1e-4)
+    assert g["ours_over_roofline"] == 100.0 and g["ours_over_iree_best"] is None and g["ours_over_greedy"] is None
+    assert summary.beats_roofline(fake_records()) == ["a<b&c:ort"]  # 2.0 ms against a 3.0 ms bound
+
+
+def test_svg_is_valid_and_names_every_model() -> None:
+    text = plot.svg(fake_records())
+    root = ET.fromstring(text)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    labels = {"".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")}
+    assert {"a<b&c", "resnet50", "broken"} <= labels
+    bars = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
+    assert "resnet50 ours: 0.5" in bars and "a<b&c iree: 2.5" in bars and "resnet50 iree_best: 0.80%" in bars
+    assert "a<b&c ort: 150%" in bars  # faster than the bound: drawn above the 100% line
+    ET.fromstring(plot.svg([]))  # no records: still a document
+
+
+def test_iree_best_flags_and_args(tmp_path: Path) -> None:
+    assert iree_best.full_flags()[:3] == iree_best.HOST_FLAGS
+    assert "--iree-global-opt-use-im2col-for-convs" in iree_best.IREE_BEST_FLAGS
+    swapped = iree_best.full_flags(("--iree-llvmcpu-target-cpu=znver3", "--iree-opt-level=O2"))
+    assert "--iree-llvmcpu-target-cpu=host" not in swapped and swapped[-2:] == ("--iree-llvmcpu-target-cpu=znver3",
+                                                                               "--iree-opt-level=O2")
+    path = tmp_path / "m.onnx"
+    onnx.save(conv_gemm_model(), str(path))
+    args = cli.parse_args(["--models", str(path), "--json", str(tmp_path / "o.json")])
+    assert args.best_flags == iree_best.IREE_BEST_FLAGS and args.plot == tmp_path / "o.svg"
+    assert cli.parse_args(["--models", str(path), "--no-iree-best"]).best_flags is None
+    assert cli.parse_args(["--models", str(path), "--iree-best-flags", "--a  --b=1"]).best_flags == ("--a", "--b=1")
+    assert cli.parse_args(["--models", str(path), "--plot", "p.svg"]).plot == Path("p.svg")
+
+
+def mlp_model(path: Path) -> Path:
+    """x[8,16] -> MatMul(16x32) -> Add -> Relu."""
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.standard_normal((16, 32)).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.standard_normal(32).astype(np.float32), "b")]
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", ["m", "b"], ["a"]),
+             helper.make_node("Relu", ["a"], ["y"])]
+    graph = helper.make_graph(nodes, "tiny_mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, 16])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 32])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    return path
+
+
+@needs_ort
+def test_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = mlp_model(tmp_path / "tiny_mlp.onnx")
+    out = tmp_path / "out.json"
+    assert cli.main(["run", "--models", str(path), "--repeat", "2", "--warmup", "1", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    rec = doc["results"][0]
+    assert rec["model"] == "tiny_mlp" and "error" not in rec
+    assert rec["iree_best_ms"] > 0 and rec["iree_best_max_abs_err"] < 1e-4 and "ours_over_iree_best" in rec
+    assert rec["flops"] == 2 * 8 * 32 * 16 + 2 * 8 * 32 and rec["min_bytes"] == 4 * (8 * 16 + 16 * 32 + 32 + 8 * 32)
+    assert rec["roofline_ms"] > 0 and rec["ours_over_roofline"] > 0
+    assert doc["config"]["peak_flops"] > 0 and doc["config"]["bandwidth"] > 0
+    assert "--iree-opt-data-tiling" in doc["config"]["iree_best_flags"]
+    assert set(doc["geomean"]) == {f"ours_over_{o}" for o in summary.RATIOS}
+    assert doc["noise"]["samples"] >= 5
+    ET.parse(out.with_suffix(".svg"))
+    assert "noise: median CV" in capsys.readouterr().out

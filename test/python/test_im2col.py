@@ -1,0 +1,87 @@
+"""Conv strategy (rewrites/im2col.py): which convs qualify, what the cost model picks, and that the
+rewritten module computes what the direct conv computes (through IREE, on random inputs)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusion_opt as fo
+from fusion_opt.analysis.opdesc import OpDesc, OpKind
+from fusion_opt.cost import get_target_desc
+from fusion_opt.rewrites.im2col import decide, im2col_descs, layout
+
+CONV_MAPS = ("(d0, d1, d2, d3, d4, d5) -> (d3, d1 * {s} + d4, d2 * {s} + d5)",
+             "(d0, d1, d2, d3, d4, d5) -> (d0, d3, d4, d5)", "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2)")
+
+
+def conv_desc(f: int, c: int, hw: int, k: int, s: int = 1) -> OpDesc:
+    o = (hw - k) // s + 1
+    maps = tuple(m.format(s=s) for m in CONV_MAPS)
+    return OpDesc(index=0, name="linalg.generic", loc="t", kind=OpKind.CONVOLUTION, loop_ranges=(f, o, o, c, k, k),
+                  iterator_types=("parallel",) * 3 + ("reduction",) * 3, indexing_maps=maps,
+                  map_dims=((3, -1, -1), (0, 3, 4, 5), (0, 1, 2)), element_types=("f32",) * 4,
+                  operand_shapes=((c, hw, hw), (f, c, k, k), (f, o, o)), result_shapes=((f, o, o),),
+                  operands=(-1, None, None), num_dps_inputs=2, body_ops=("arith.mulf", "arith.addf"),
+                  flops=2 * f * o * o * c * k * k, bytes_read=4 * (c * hw * hw + f * c * k * k),
+                  bytes_written=4 * f * o * o)
+
+
+def test_layout_of_a_conv_and_what_it_is_not() -> None:
+    lay = layout(conv_desc(64, 64, 58, 3))
+    assert lay is not None and lay.f == 0 and lay.red == (3, 4, 5) and lay.spatial == (1, 2) and lay.copy
+    grouped = conv_desc(64, 64, 58, 3)
+    depthwise = OpDesc(**{**grouped.__dict__, "map_dims": ((0, -1, -1), (0, 4, 5), (0, 1, 2))})
+    assert layout(depthwise) is None                  # a dim shared by input, filter and output
+    assert layout(OpDesc(**{**grouped.__dict__, "body_ops": ("arith.mulf", "arith.addf", "math.exp")})) is None
+
+
+def test_descs_keep_the_flops_and_copy_every_window() -> None:
+    op = conv_desc(64, 64, 58, 3)
+    copy, mm = im2col_descs(op, layout(op))
+    assert mm.flops == op.flops and mm.loop_ranges == (64, 56 * 56, 64 * 9)
+    assert copy.result_shapes == ((64, 3, 3, 56, 56),) and copy.bytes_written == 4 * 64 * 9 * 56 * 56
+
+
+def test_cost_model_prefers_im2col_for_a_resnet_3x3_conv() -> None:
+    c = decide(conv_desc(64, 64, 58, 3), layout(conv_desc(64, 64, 58, 3)), get_target_desc("host"))
+    assert c.im2col and c.im2col_s < c.direct_s
+
+
+def conv_mlir(c: int, f: int, hw: int, k: int, s: int) -> str:
+    o = (hw - k) // s + 1
+    m = [x.format(s=s) for x in CONV_MAPS]
+    return f"""
+func.func @conv(%x: tensor<{c}x{hw}x{hw}xf32>, %w: tensor<{f}x{c}x{k}x{k}xf32>) -> tensor<{f}x{o}x{o}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{f}x{o}x{o}xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<{f}x{o}x{o}xf32>) -> tensor<{f}x{o}x{o}xf32>
+  %y = linalg.generic {{indexing_maps = [affine_map<{m[0]}>, affine_map<{m[1]}>, affine_map<{m[2]}>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}}
+      ins(%x, %w : tensor<{c}x{hw}x{hw}xf32>, tensor<{f}x{c}x{k}x{k}xf32>) outs(%i : tensor<{f}x{o}x{o}xf32>) {{
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %o, %p : f32
+    linalg.yield %q : f32
+  }} -> tensor<{f}x{o}x{o}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}} ins(%y : tensor<{f}x{o}x{o}xf32>) outs(%e : tensor<{f}x{o}x{o}xf32>) {{
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.maximumf %a, %z : f32
+    linalg.yield %t : f32
+  }} -> tensor<{f}x{o}x{o}xf32>
+  return %r : tensor<{f}x{o}x{o}xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("c,f,hw,k,s", [(32, 32, 30, 3, 1), (16, 32, 33, 3, 2), (8, 16, 23, 7, 2)])
+def test_im2col_computes_what_the_direct_conv_computes(c: int, f: int, hw: int, k: int, s: int) -> None:
+    text = conv_mlir(c, f, hw, k, s)
+    rng = np.random.default_rng(c + k)
+    x = rng.standard_normal((c, hw, hw)).astype(np.float32)
+    w = (rng.standard_normal((f, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32)
+    ours = fo.compile_mlir(text)
+    direct = fo.compile_mlir(text, disable_patterns=["conv-strategy"])
+    assert dict(ours.plan.patterns).get("conv-strategy") == 1, ours.report()
+    assert "conv-strategy" not in dict(direct.plan.patterns)
+    np.testing.assert_allclose(np.asarray(ours(x, w)), np.asarray(direct(x, w)), rtol=1e-4, atol=1e-5)
