@@ -78,6 +78,11 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                     rewrites += notes
                     applied[name] = len(notes)  # sets found; the notes say which were stacked and why
                 if changed:  # op indices moved: describe and resolve the user's matchers again
+                    try:
+                        f.verify()
+                    except ir.MLIRError as e:
+                        raise PlanError(f"internal error: the {name} rewrite left invalid IR in "
+                                        f"@{graph.function}: {e}") from None
                     graph, ops = describe_function(f, source_name)
                     tags, barriers = read_marks(ops, graph)
                     constraints = control.resolve(graph, tags, barriers)

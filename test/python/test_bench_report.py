@@ -135,3 +135,18 @@ def test_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert doc["noise"]["samples"] >= 5
     ET.parse(out.with_suffix(".svg"))
     assert "noise: median CV" in capsys.readouterr().out
+
+
+@needs_ort
+def test_ablation_switches_each_lever_off(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "conv_gemm.onnx"
+    onnx.save(conv_gemm_model(), path)
+    out = tmp_path / "abl.json"
+    assert cli.main(["ablation", "--models", str(path), "--repeat", "2", "--warmup", "1", "--json", str(out)]) == 0
+    rec = json.loads(out.read_text())["results"][0]
+    from fusion_opt.bench.ablation import VARIANTS
+    assert set(rec["variants"]) == {v.name for v in VARIANTS}
+    for name, row in rec["variants"].items():
+        assert "error" not in row and row["ms"] > 0 and row["max_abs_err"] < 1e-3, (name, row)
+    assert rec["variants"]["all"]["over_all"] == 1.0
+    assert "-conv-strategy" in capsys.readouterr().out

@@ -30,7 +30,7 @@ from . import iree_best, models, plot, roofline, runner, summary
 
 DEFAULT_SUITE = ("resnet50", "squeezenet", "densenet121", "inception_v2", "shufflenet", "vgg19", "mlp_gelu",
                  "layernorm", "attention", "bert_layer", "mlp4")
-SUBCOMMANDS = ("run", "calibrate", "accuracy", "fuzz")
+SUBCOMMANDS = ("run", "calibrate", "accuracy", "fuzz", "ablation")
 TARGET_ALIASES = {"host": "llvm-cpu", "cpu": "llvm-cpu"}
 
 
@@ -69,11 +69,18 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="fusion-bench", description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="command", metavar="{run,calibrate,accuracy,fuzz}")
+    sub = ap.add_subparsers(dest="command", metavar="{run,calibrate,accuracy,fuzz,ablation}")
     add_run_args(sub.add_parser("run", help="benchmark models (default subcommand)"))
     from .calibrate import add_accuracy_args, add_calibrate_args
     add_calibrate_args(sub.add_parser("calibrate", help="fit the cost model's constants to measured dispatches"))
     add_accuracy_args(sub.add_parser("accuracy", help="predicted vs measured dispatch times on held-out models"))
+    ab = sub.add_parser("ablation", help="each lever of our cost mode switched off in turn (docs/performance.md)")
+    ab.add_argument("--models", nargs="+", type=Path, default=None, metavar="FILE.onnx")
+    ab.add_argument("--suite", nargs="+", default=None, metavar="NAME")
+    ab.add_argument("--json", type=Path, default=None, metavar="OUT.json")
+    ab.add_argument("--repeat", type=int, default=7)
+    ab.add_argument("--warmup", type=int, default=2)
+    ab.add_argument("--cache", type=Path, default=None)
     from ..fuzz.command import add_fuzz_args
     add_fuzz_args(sub.add_parser("fuzz", help="differential fuzzing, planted bugs, malformed inputs, faults, "
                                  "determinism (docs/reliability.md)"))
@@ -207,6 +214,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def cmd_ablation(args: argparse.Namespace) -> int:
+    from . import ablation
+
+    suite = _names(args.suite)
+    paths = [models.ensure_model(n, args.cache) for n in (list(models.SUITE) if suite == ["all"] else suite)]
+    paths += list(args.models or ())
+    if not paths:
+        print("fusion-bench ablation: name --models or --suite", file=sys.stderr)
+        return 2
+    records = []
+    for k, p in enumerate(paths, 1):
+        print(f"[{k}/{len(paths)}] {p.stem} ...", flush=True)
+        records.append(ablation.ablate(Path(p), args.repeat, args.warmup))
+    print("\nmedian ms per variant (ratio to 'all'; above 1: the lever switched off was worth that much)")
+    print(ablation.table(records))
+    for r in records:
+        for name, row in r["variants"].items():
+            if "error" in row:
+                print(f"  ! {r['model']} {name}: {row['error']}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        legend = {v.name: v.what for v in ablation.VARIANTS}
+        args.json.write_text(json.dumps({"variants": legend, "repeat": args.repeat, "warmup": args.warmup,
+                                         "results": records}, indent=1) + "\n")
+        print(f"wrote {args.json}")
+    return 0 if any("ms" in row for r in records for row in r["variants"].values()) else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.command == "run":
@@ -217,6 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "fuzz":
         from ..fuzz.command import run_command as run_fuzz
         return run_fuzz(args)
+    if args.command == "ablation":
+        return cmd_ablation(args)
     return 2  # pragma: no cover - every subcommand returns above
 
 

@@ -184,11 +184,14 @@ def fold_chain(ops: Sequence[ir.Operation], graph: DataflowGraph, chain: AffineC
             wid = ir.AffineMap.get_identity(wtype.rank)
             wch = ir.AffineMap.get(wtype.rank, 0, [ir.AffineDimExpr.get(chain.weight_pos)])
             weight = generic(wtype, [weight, scale], [wid, wch, wid], "mul")
+        bias_op = None
+        if init_kind == "bias" and scale is not None:  # (conv + bias) * s = conv(W * s) + bias * s
+            scaled = vec(init.owner.operands[0], scale, "mul")
+            bias_op = init.owner.clone()  # after what it reads, before the new root that reads it
+            bias_op.operands[0] = scaled
         new_root = root.clone()
         new_root.operands[1] = weight
-        if init_kind == "bias" and scale is not None:  # (conv + bias) * s = conv(W * s) + bias * s
-            bias_op = init.owner.clone()
-            bias_op.operands[0] = vec(bias_op.operands[0], scale, "mul")
+        if bias_op is not None:
             new_root.operands[len(root.operands) - 1] = bias_op.results[0]
         result = new_root.results[0]
         if shift is not None:
