@@ -1,8 +1,8 @@
 // Pattern conv-bn: a constant per-channel affine chain (BatchNorm: sub mean, mul rstd, add beta) after a
 // conv is folded into the conv's weights and one bias add; the scale/shift/weight ops compute only
 // from constants and stay outside the dispatch region (IREE evaluates them at compile time).
-// RUN: fusion-opt %s --emit=regions | filecheck %s
-// RUN: fusion-opt %s --emit=regions --disable-pattern=conv-bn | filecheck %s --check-prefix=OFF
+// RUN: fusion-opt %s --emit=regions --disable-pattern=conv-strategy | filecheck %s
+// RUN: fusion-opt %s --emit=regions --disable-pattern=conv-bn --disable-pattern=conv-strategy | filecheck %s --check-prefix=OFF
 // RUN: fusion-opt %s --emit=json | filecheck %s --check-prefix=JSON
 // CHECK-LABEL: func.func @conv_bn_relu
 // CHECK-NOT: arith.subf
