@@ -85,3 +85,38 @@ def test_im2col_computes_what_the_direct_conv_computes(c: int, f: int, hw: int, 
     assert dict(ours.plan.patterns).get("conv-strategy") == 1, ours.report()
     assert "conv-strategy" not in dict(direct.plan.patterns)
     np.testing.assert_allclose(np.asarray(ours(x, w)), np.asarray(direct(x, w)), rtol=1e-4, atol=1e-5)
+
+
+GROUPED = """
+func.func @gconv(%x: tensor<2x6x9x9xf32>, %w: tensor<2x4x6x3x3xf32>) -> tensor<2x4x7x7xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x7x7xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<2x4x7x7xf32>) -> tensor<2x4x7x7xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d4, d5, d6)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<2x6x9x9xf32>, tensor<2x4x6x3x3xf32>) outs(%i : tensor<2x4x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %o, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<2x4x7x7xf32>
+  return %y : tensor<2x4x7x7xf32>
+}
+"""
+
+
+def test_grouped_conv_becomes_a_batch_matmul_with_the_same_result() -> None:
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 6, 9, 9)).astype(np.float32)
+    w = rng.standard_normal((2, 4, 6, 3, 3)).astype(np.float32)
+    ours = fo.compile_mlir(GROUPED)
+    direct = fo.compile_mlir(GROUPED, disable_patterns=["conv-strategy"])
+    assert any("im2col + matmul" in n for n in ours.plan.notes), ours.report()
+    want = np.zeros((2, 4, 7, 7), np.float64)
+    for kh in range(3):
+        for kw in range(3):
+            want += np.einsum("gcyx,gfc->gfyx", x[:, :, kh:kh + 7, kw:kw + 7].astype(np.float64), w[:, :, :, kh, kw])
+    np.testing.assert_allclose(np.asarray(ours(x, w)), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(direct(x, w)), want, rtol=1e-4, atol=1e-4)

@@ -40,13 +40,15 @@ _DIM = re.compile(r"\bd(\d+)\b")
 
 @dataclass(frozen=True)
 class ConvLayout:
-    """Where the loops of a conv-like op sit: the output channel, the reductions (in filter order) and
-    the output's spatial dims (in output order)."""
+    """Where the loops of a conv-like op sit: the conv groups (leading dims of input, filter and output
+    alike; none for a plain conv), the output channel, the reductions (in filter order) and the
+    output's spatial dims (in output order)."""
 
     f: int
     red: tuple[int, ...]
     spatial: tuple[int, ...]
     copy: bool = True      # False: a 1x1 stride-1 conv, whose input needs no window copy
+    groups: tuple[int, ...] = ()
 
 
 def layout(op: OpDesc) -> ConvLayout | None:
@@ -57,26 +59,30 @@ def layout(op: OpDesc) -> ConvLayout | None:
             or any(t != "f32" for t in op.element_types)):
         return None
     inp, w, out = op.map_dims
+    nb = 0  # grouped convs: the group dims lead all three maps (`(g, c, ...)`, `(g, f, c, ...)`, `(g, f, ...)`)
+    while nb < min(len(inp), len(w), len(out)) - 1 and inp[nb] == w[nb] == out[nb] != -1:
+        nb += 1
+    groups, inp, w, out = tuple(out[:nb]), inp[nb:], w[nb:], out[nb:]
     if -1 in w or -1 in out or not out or not w or w[0] != out[0] or out[0] in inp:
         return None
     f, spatial, red = out[0], tuple(out[1:]), tuple(w[1:])
     reductions = {d for d, it in enumerate(op.iterator_types) if it == "reduction"}
     if (not spatial or set(red) != reductions or set(red) & set(out) or set(spatial) & set(w)
-            or len(op.operand_shapes[0]) != len(inp)):
+            or len(op.operand_shapes[0]) != len(inp) + nb or (nb and op.kind is not OpKind.CONVOLUTION)):
         return None
     if tuple(inp) == red + spatial:  # a 1x1 stride-1 conv: no copy, its input is viewed as `[C, H*W]`
-        return ConvLayout(f, red, spatial, copy=False) if len(spatial) > 1 else None
+        return ConvLayout(f, red, spatial, copy=False) if len(spatial) > 1 and not nb else None
     if op.kind is not OpKind.CONVOLUTION and "*" not in op.indexing_maps[0]:
         return None  # a contraction in another order (e.g. a plain matmul): not ours to change
     used = {int(m) for m in _DIM.findall(op.indexing_maps[0].split("->")[1])}
-    if not used <= set(red) | set(spatial) or not set(red) <= used:
+    if not used <= set(red) | set(spatial) | set(groups) or not set(red) <= used:
         return None
-    return ConvLayout(f, red, spatial)
+    return ConvLayout(f, red, spatial, groups=groups)
 
 
 def _renamed_input_map(op: OpDesc, lay: ConvLayout) -> str:
     """The input map over the copy's loops (reductions, then spatial dims), as map text."""
-    order = (*lay.red, *lay.spatial)
+    order = (*lay.groups, *lay.red, *lay.spatial)
     new = {old: k for k, old in enumerate(order)}
     results = op.indexing_maps[0].split("->", 1)[1]
     body = _DIM.sub(lambda m: f"e{new[int(m[1])]}", results).replace("e", "d")
@@ -85,7 +91,7 @@ def _renamed_input_map(op: OpDesc, lay: ConvLayout) -> str:
 
 def _copy_desc(op: OpDesc, lay: ConvLayout) -> OpDesc:
     """The window copy `[C, KH, KW, OH, OW]`: reads the input once, writes every window."""
-    loops = tuple(op.loop_ranges[d] for d in (*lay.red, *lay.spatial))
+    loops = tuple(op.loop_ranges[d] for d in (*lay.groups, *lay.red, *lay.spatial))
     n, eb = len(loops), elem_bytes(op.element_types[0])
     ident = f"({', '.join(f'd{j}' for j in range(n))}) -> ({', '.join(f'd{j}' for j in range(n))})"
     in_map = _renamed_input_map(op, lay)
@@ -99,19 +105,30 @@ def _copy_desc(op: OpDesc, lay: ConvLayout) -> OpDesc:
                   bytes_read=numel(op.operand_shapes[0]) * eb, bytes_written=numel(loops) * eb)
 
 
+def _matmul_maps(nb: int) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
+    """Maps (text) and map dims of the (batch-)matmul `out[b, f, p] += W[b, f, k] * cols[b, k, p]`."""
+    bs = tuple(range(nb))
+    f, p, k = nb, nb + 1, nb + 2
+    dims = ((*bs, f, k), (*bs, k, p), (*bs, f, p))
+    head = f"({', '.join(f'd{j}' for j in range(nb + 3))}) -> "
+    return tuple(head + "(" + ", ".join(f"d{j}" for j in m) + ")" for m in dims), dims
+
+
 def im2col_descs(op: OpDesc, lay: ConvLayout) -> tuple[OpDesc, ...]:
     """Descriptions of what the rewrite makes of `op`: the window copy and the matmul."""
     r = op.loop_ranges
     fdim, k, p = r[lay.f], numel(tuple(r[d] for d in lay.red)), numel(tuple(r[d] for d in lay.spatial))
     eb = elem_bytes(op.element_types[0])
     out = [_copy_desc(op, lay)] if lay.copy else []
-    maps = ("(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)")
-    out.append(OpDesc(index=-1, name="linalg.generic", loc=op.loc, kind=OpKind.CONTRACTION, loop_ranges=(fdim, p, k),
-                      iterator_types=("parallel", "parallel", "reduction"), indexing_maps=maps,
-                      map_dims=((0, 2), (2, 1), (0, 1)), element_types=("f32",) * 4,
-                      operand_shapes=((fdim, k), (k, p), (fdim, p)), result_shapes=((fdim, p),),
+    b = tuple(r[d] for d in lay.groups)
+    maps, dims = _matmul_maps(len(b))
+    out.append(OpDesc(index=-1, name="linalg.generic", loc=op.loc, kind=OpKind.CONTRACTION,
+                      loop_ranges=(*b, fdim, p, k), iterator_types=("parallel",) * (len(b) + 2) + ("reduction",),
+                      indexing_maps=maps, map_dims=dims, element_types=("f32",) * 4,
+                      operand_shapes=((*b, fdim, k), (*b, k, p), (*b, fdim, p)), result_shapes=((*b, fdim, p),),
                       operands=(op.operands[1], None, op.operands[2]), num_dps_inputs=2, body_ops=op.body_ops,
-                      flops=op.flops, bytes_read=(fdim * k + k * p) * eb, bytes_written=fdim * p * eb))
+                      flops=op.flops, bytes_read=numel(b) * (fdim * k + k * p) * eb,
+                      bytes_written=numel(b) * fdim * p * eb))
     return tuple(out)
 
 
@@ -176,8 +193,9 @@ def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout) -> None:
     with op.context, op.location, ir.InsertionPoint(op):
         par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
         red = ir.Attribute.parse("#linalg.iterator_type<reduction>")
+        nb = len(lay.groups)
         if lay.copy:
-            loops = [desc.loop_ranges[d] for d in (*lay.red, *lay.spatial)]
+            loops = [desc.loop_ranges[d] for d in (*lay.groups, *lay.red, *lay.spatial)]
             cols_t = ir.RankedTensorType.get(loops, elt)
             empty = tensor.EmptyOp(loops, elt).result
             in_map = ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<{_renamed_input_map(desc, lay)}>"))
@@ -187,23 +205,23 @@ def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout) -> None:
             blk = copy.regions[0].blocks.append(elt, elt)
             with ir.InsertionPoint(blk):
                 linalg.YieldOp([blk.arguments[0]])
-            cols = _collapse(copy.result, _spans([nr, ns]))
+            cols = _collapse(copy.result, _spans([1] * nb + [nr, ns]))
         else:  # 1x1 stride 1: the input itself, viewed as [C, H*W]
             cols = _collapse(x, _spans([nr, ns]))
-        # A 2-D matmul, as IREE's own im2col makes: its data tiling packs it into mmt4d tiles (the same
-        # contraction kept 3-D, `[F, OH, OW]`, ran 632 ms on ResNet-50 against 140 ms as 2-D). The
-        # expand_shape after it is moved below the epilogue afterwards (`_propagate_reshapes`).
-        w2 = _collapse(w, _spans([1, nr]))
-        init2 = _collapse(init, _spans([1, ns]))
-        d0, d1, d2 = (ir.AffineDimExpr.get(i) for i in range(3))
-        maps = [ir.AffineMap.get(3, 0, [d0, d2]), ir.AffineMap.get(3, 0, [d2, d1]), ir.AffineMap.get(3, 0, [d0, d1])]
-        mm = linalg.GenericOp([ir.RankedTensorType(init2.type)], [w2, cols], [init2],
-                              ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]), ir.ArrayAttr.get([par, par, red]))
+        # A 2-D matmul (batched over conv groups), as IREE's own im2col makes: its data tiling packs it
+        # into mmt4d tiles (the same contraction kept 3-D, `[F, OH, OW]`, ran 632 ms on ResNet-50 against
+        # 140 ms as 2-D). The expand_shape after it is moved below the epilogue (`_propagate_reshapes`).
+        w2 = _collapse(w, _spans([1] * (nb + 1) + [nr]))
+        init2 = _collapse(init, _spans([1] * (nb + 1) + [ns]))
+        maps_text, _ = _matmul_maps(nb)
+        maps = [ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<{m}>")) for m in maps_text]
+        mm = linalg.GenericOp([ir.RankedTensorType(init2.type)], [w2, cols], [init2], ir.ArrayAttr.get(maps),
+                              ir.ArrayAttr.get([par] * (nb + 2) + [red]))
         body = mm.regions[0].blocks.append(elt, elt, elt)
         with ir.InsertionPoint(body):
             prod = arith.MulFOp(body.arguments[1], body.arguments[0]).result  # input * filter, as the conv
             linalg.YieldOp([arith.AddFOp(body.arguments[2], prod).result])
-        res = tensor.ExpandShapeOp(out_t, mm.result, _spans([1, ns]), [], list(out_t.shape)).result
+        res = tensor.ExpandShapeOp(out_t, mm.result, _spans([1] * (nb + 1) + [ns]), [], list(out_t.shape)).result
     op.results[0].replace_all_uses_with(res)
     op.erase()
 
