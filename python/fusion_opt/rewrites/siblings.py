@@ -163,6 +163,8 @@ def apply_stacking(ops: Sequence[ir.Operation], s: Stacking) -> None:
     members = [ops[i] for i in s.ops]
     first = members[0]
     k = len(members)
+    for m in members[1:]:  # a later sibling's weight may be defined after the first sibling, where the
+        m.operands[1].owner.move_before(first)  # stacked op goes: constants (no operands) can move up
     lhs, init0 = first.operands[0], first.operands[2]
     wtype = ir.RankedTensorType(first.operands[1].type)
     rtype = ir.RankedTensorType(first.results[0].type)
