@@ -161,7 +161,7 @@ def _rates() -> dict[str, Any] | None:
         print(f"roofline: cannot measure this machine ({type(e).__name__}: {e}); no roofline_ms")
         return None
     print(f"roofline: peak {rates['peak_flops'] / 1e9:.1f} GFLOP/s, bandwidth {rates['bandwidth'] / 1e9:.1f} GB/s "
-          "(measured here: numpy sgemm, streaming adds)", flush=True)
+          "(measured here: one numpy sgemm per core at once, streaming adds)", flush=True)
     return rates
 
 
