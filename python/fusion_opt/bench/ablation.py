@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,6 @@ class Variant:
     disable_patterns: tuple[str, ...] = ()
     extra_flags: tuple[str, ...] = ()
     driver: str | None = None
-    kw: dict[str, Any] = field(default_factory=dict)
 
 
 VARIANTS: tuple[Variant, ...] = (

@@ -282,20 +282,26 @@ def _r_copy_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
-def _r_scalar_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
-    """A group member read by another as a scalar (a map without loop dims: rank 0, or only size-1 dims
-    read at 0) whose result also leaves the dispatch fails codegen (the same "write affecting operations
-    on global resources" error); read through a loop dim, or not leaving, it compiles."""
+def _read_of_escaping_member(g: IndexedGraph, m: frozenset[int],
+                             reads: Callable[[tuple[tuple[str, int], ...]], bool]) -> tuple[int, int] | None:
+    """(producer, consumer) of the first in-group read whose access `reads` selects, of a member whose
+    result also leaves the group (a function output, or read outside it); None if there is none."""
     for c in sorted(m):
         for e in g.in_edges[c]:  # type: ignore[attr-defined]
             p = e.producer
             if p not in m or e.operand >= len(g.ops[c].indexing_maps):
                 continue
-            if any(k == "dim" for k, _ in _access(g.ops[c], e.operand)):
-                continue
-            if p in g.outputs or not all(x in m for x in g.consumers(p)):
-                return f"op {p} is read as a scalar by op {c} and is a result of the group"
+            if reads(_access(g.ops[c], e.operand)) and (p in g.outputs or not all(x in m for x in g.consumers(p))):
+                return p, c
     return None
+
+
+def _r_scalar_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """A group member read by another as a scalar (a map without loop dims: rank 0, or only size-1 dims
+    read at 0) whose result also leaves the dispatch fails codegen (the same "write affecting operations
+    on global resources" error); read through a loop dim, or not leaving, it compiles."""
+    hit = _read_of_escaping_member(g, m, lambda acc: not any(k == "dim" for k, _ in acc))
+    return f"op {hit[0]} is read as a scalar by op {hit[1]} and is a result of the group" if hit else None
 
 
 def _r_partial_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
@@ -303,16 +309,8 @@ def _r_partial_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
     its loops (strided `d1 * 2`, window, offset, constant index): the dispatch is tiled by the consumer's
     space, which covers only the elements it reads, so the result written out is partial. Found on
     ResNet-50 once a strided 1x1 conv's window copy joined the previous block's ReLU (wrong numbers)."""
-    for c in sorted(m):
-        for e in g.in_edges[c]:  # type: ignore[attr-defined]
-            p = e.producer
-            if p not in m or e.operand >= len(g.ops[c].indexing_maps):
-                continue
-            if all(k == "dim" for k, _ in _access(g.ops[c], e.operand)):
-                continue
-            if p in g.outputs or not all(x in m for x in g.consumers(p)):
-                return f"op {p} is a result of the group but op {c} reads only part of it"
-    return None
+    hit = _read_of_escaping_member(g, m, lambda acc: not all(k == "dim" for k, _ in acc))
+    return f"op {hit[0]} is a result of the group but op {hit[1]} reads only part of it" if hit else None
 
 
 def _r_side_input(g: IndexedGraph, m: frozenset[int]) -> str | None:

@@ -27,6 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..analysis.classify import map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..cost.group import elem_bytes
 from ..cost.model import estimate
@@ -95,8 +96,7 @@ def _copy_desc(op: OpDesc, lay: ConvLayout) -> OpDesc:
     n, eb = len(loops), elem_bytes(op.element_types[0])
     ident = f"({', '.join(f'd{j}' for j in range(n))}) -> ({', '.join(f'd{j}' for j in range(n))})"
     in_map = _renamed_input_map(op, lay)
-    in_dims = tuple(int(e.strip()[1:]) if re.fullmatch(r"d\d+", e.strip()) else -1
-                    for e in in_map.split("->")[1].strip()[1:-1].split(","))
+    in_dims = tuple(int(e.strip()[1:]) if re.fullmatch(r"d\d+", e.strip()) else -1 for e in map_results(in_map))
     return OpDesc(index=-1, name="linalg.generic", loc=op.loc, kind=OpKind.INJECTIVE, loop_ranges=loops,
                   iterator_types=("parallel",) * n, indexing_maps=(in_map, ident),
                   map_dims=(in_dims, tuple(range(n))), element_types=("f32", "f32"),
