@@ -123,13 +123,14 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
              extra_flags: Sequence[str], timings: dict[str, float], control: ControlSpec,
              tile_sizes: str = "iree", codegen_strategies: bool = False):
     from .backends.fallback import compile_with_strategies
-    from .backends.levers import data_tiling_flags
+    from .backends.levers import data_tiling_flags, data_tiling_planned
     from .backends.lowering import apply_tile_sizes, dispatch_pipelines, require_applied
     from .transforms.strategies import applied_strategies, codegen_flags
 
     strategy_flags = codegen_flags(target) if codegen_strategies else ()
     t0 = time.perf_counter()
-    planned = plan_module(module, fusion, source_name, target, control=control)
+    tiled = data_tiling_planned(fusion, target, tile_sizes, codegen_strategies, extra_flags)
+    planned = plan_module(module, fusion, source_name, target, control=control, data_tiling=tiled)
     control.check_matched()
     write_regions(planned)
     configs = apply_tile_sizes(planned, tile_sizes, target)

@@ -23,7 +23,12 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
         return print_module(module, args)
     if getattr(args, "transform", None) or getattr(args, "strategy", None):
         return apply_user_script(module, source_name, args)
-    planned = plan_module(module, args.fusion, source_name, args.target, control=getattr(args, "control", None))
+    from .backends.levers import data_tiling_planned
+
+    tiled = data_tiling_planned(args.fusion, args.target, getattr(args, "tile_sizes", "iree"),
+                                getattr(args, "codegen_strategies", False))
+    planned = plan_module(module, args.fusion, source_name, args.target, control=getattr(args, "control", None),
+                          data_tiling=tiled)
     if args.emit in ("plan", "json", "dot"):
         return render_plans(planned, args.emit)
     if args.emit == "transform":

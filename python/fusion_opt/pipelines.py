@@ -34,7 +34,7 @@ class PlannedFunction:
 
 
 def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: str = "host",
-                control: ControlSpec | None = None) -> list[PlannedFunction]:
+                control: ControlSpec | None = None, data_tiling: bool | None = None) -> list[PlannedFunction]:
     """Describe and plan every function of `module`. The IR is untouched except by the `cost`
     strategy's rewrite patterns (patterns/__init__.py): Conv-BN folding, the conv strategy (direct or
     im2col + matmul, per conv, by the cost model), and horizontal stacking of
@@ -45,13 +45,19 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
     Groups are priced with the cost model of `target` whatever the strategy, so plans compare.
     `control` carries the user's pins, barriers and merge cap; IR marks (`fusion_opt.fuse = "tag"`,
     `fusion_opt.no_fuse`) are read here whether or not it is given. The caller checks
-    `control.check_matched()` once every module of the input was planned.
+    `control.check_matched()` once every module of the input was planned. `data_tiling`: whether the
+    compile will data-tile contractions (None: what the default compile of `fusion` does,
+    `backends.levers.data_tiling_planned`); the cost model prices contractions accordingly.
     """
+    from .backends.levers import data_tiling_planned
     from .cost import get_target_desc
 
     if fusion not in FUSION_MODES:
         raise ValueError(f"unknown fusion mode '{fusion}' (choose from {', '.join(FUSION_MODES)})")
     desc = get_target_desc(target)
+    if desc.kind == "cpu":
+        tiled = data_tiling_planned(fusion, target) if data_tiling is None else data_tiling
+        desc = replace(desc, data_tiling=tiled) if tiled != desc.data_tiling else desc
     control = control or ControlSpec()
     out = []
     for f in functions(module):

@@ -170,6 +170,59 @@ def test_conv_tiles_reproduce_iree(shape, dist, vec):
     assert conv2d_tiles(conv(0, -1, c, f, hw, k, stride), 256, 16 * 256) == ("conv", dist, vec)
 
 
+def folded(op):
+    """`op` without its unit batch loop d0, as folding unit dims on import leaves a batch-1 NCHW conv or
+    pooling op (a linalg.generic over f, oh, ow, c, kh, kw)."""
+    def drop(m):
+        dims, res = m.split(" -> ")
+        n = len(op.loop_ranges)
+        for d in range(1, n):
+            res = res.replace(f"d{d}", f"_{d - 1}")
+        res = "(" + ", ".join(r for r in res.strip("()").split(", ") if r != "d0") + ")"
+        return f"({', '.join(f'd{k}' for k in range(n - 1))}) -> {res.replace('_', 'd')}"
+    return replace(op, name="linalg.generic", loop_ranges=op.loop_ranges[1:], iterator_types=op.iterator_types[1:],
+                   indexing_maps=tuple(drop(m) for m in op.indexing_maps))
+
+
+@pytest.mark.parametrize("shape,dist,vec", [
+    # the same dumps for linalg.generic convs without the batch loop (IREE specializes them to the named
+    # NCHW conv with a unit batch): loops (f, oh, ow, c, kh, kw)
+    ((256, 256, 14, 3, 1), (32, 7, 14, 0, 0, 0), (4, 1, 4, 8, 1, 1)),
+    ((128, 32, 14, 3, 1), (4, 7, 14, 0, 0, 0), (4, 1, 7, 8, 1, 1)),
+    ((64, 64, 56, 3, 1), (8, 28, 56, 0, 0, 0), (4, 1, 4, 8, 1, 1)),
+    ((512, 512, 7, 3, 1), (64, 1, 7, 0, 0, 0), (4, 1, 4, 8, 1, 1)),
+])
+def test_batchless_convs_tile_like_the_named_conv(shape, dist, vec):
+    c, f, hw, k, stride = shape
+    op = folded(conv(0, -1, c, f, hw, k, stride))
+    assert op.loop_ranges == (f, hw, hw, c, k, k)
+    assert conv2d_tiles(op, 256, 16 * 256) == ("conv", dist, vec)
+    assert efficiency_key(op) == efficiency_key(conv(0, -1, c, f, hw, k, stride))
+
+
+def test_batchless_pooling_tiles_like_the_named_pool():
+    """3x3 stride-2 max pooling over 64 x 114 x 114, loops (c, oh, ow, kh, kw): IREE 3.13 chose distribution
+    [0, 8, 28, 56, 0, 0] and vectors [1, 2, 1, 8, 1, 3] for its unit-batch named form."""
+    maps = ("(d0, d1, d2, d3, d4) -> (d0, d1 * 2 + d3, d2 * 2 + d4)", "(d0, d1, d2, d3, d4) -> (d3, d4)",
+            "(d0, d1, d2, d3, d4) -> (d0, d1, d2)")
+    pool = OpDesc(0, "linalg.generic", "t:0", OpKind.REDUCTION, (64, 56, 56, 3, 3), ("parallel",) * 3 + ("reduction",) * 2,
+                  maps, ((0, -1, -1), (3, 4), (0, 1, 2)), ("f32",) * 3, ((64, 114, 114), (3, 3), (64, 56, 56)),
+                  ((64, 56, 56),), (-1, None, None), 2, ("arith.maximumf",), flops=64 * 56 * 56 * 9)
+    assert conv2d_tiles(pool, 256, 16 * 256) == ("pool", (8, 28, 56, 0, 0), (2, 1, 8, 1, 3))
+    assert efficiency_key(pool) == "reduction.window"
+
+
+def test_data_tiled_contractions_have_their_own_efficiency(host, h100):
+    """IREE's data tiling runs a contraction as mmt4d on packed operands: another code, another rate."""
+    mm = matmul(0, -1, -2, 128, 1024, 1024)
+    tiled = replace(host, data_tiling=True)
+    assert efficiency_key(mm, host) == "contraction" and efficiency_key(mm, tiled) == "contraction.data_tiled"
+    assert efficiency_key(mm, replace(h100, data_tiling=True)) == "contraction"  # a CPU lever
+    t = with_calibration(tiled, {"efficiency": {"contraction": 0.8, "contraction.data_tiled": 1.6}})
+    assert estimate([mm], t).compute_s == pytest.approx(estimate([mm], replace(t, data_tiling=False)).compute_s / 2)
+    assert efficiency_key(conv(0, -1, 64, 64, 28, 3), tiled) == efficiency_key(conv(0, -1, 64, 64, 28, 3), host)
+
+
 def test_conv_keys_and_utilisation_follow_the_tiles(host, h100):
     avx2 = (256, 16 * 256)
     fast, scalar = conv(0, -1, 128, 32, 14, 3), conv(0, -1, 128, 128, 14, 3)  # 7-wide vectors divide 14, 4-wide do not

@@ -106,6 +106,19 @@ def test_sites_map_by_location_and_by_key(model, profile):
     assert gm.group_us == {ids[0]: 1.0, ids[1]: 2.0} and [o.key for o in gm.other] == ["pad"]
 
 
+def test_late_encoding_dispatches_belong_to_no_group(model):
+    """Data tiling packs a matmul operand in a dispatch made after flow: no flow site names it."""
+    ids = [g.id for g in sorted(model.plan.groups, key=lambda g: min(g.ops))]
+    enc = "_encoding_2_encode_128x1024xf32_to_128x1024xf32"
+    prof = DispatchProfile(1, (SiteTime(0, enc, 0.5), SiteTime(1, "k", 1.0), SiteTime(2, enc, 0.25)), (), 2, 2, 0)
+    gm = map_groups(prof, model.plan, None, [FlowSite(0, "k", "", ids[0])])
+    assert gm.group_us == {ids[0]: 1.0} and [o.median_us for o in gm.other] == [0.5, 0.25]
+    # Any other dispatch the flow IR does not name still refuses the mapping.
+    odd = DispatchProfile(1, (SiteTime(0, "x_dispatch_9_copy", 0.5), SiteTime(1, "k", 1.0)), (), 2, 2, 0)
+    with pytest.raises(RuntimeFailure, match="flow IR"):
+        map_groups(odd, model.plan, None, [FlowSite(0, "k", "", ids[0])])
+
+
 def test_order_mapping_refuses_extra_dispatches(model, profile):
     extra = DispatchProfile(1, (*profile.sites, SiteTime(9, "x_dispatch_9_copy", 1.0)), (), 1, 1, 0)
     with pytest.raises(RuntimeFailure, match="flow IR"):

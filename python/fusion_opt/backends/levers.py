@@ -12,16 +12,37 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..analysis.opdesc import DataflowGraph, OpKind
+from ..errors import UnsupportedError
 from .targets import get_target
 
 DATA_TILING = "--iree-opt-data-tiling"
 
 
+def data_tiling_planned(fusion: str, target: str, tile_sizes: str = "iree", codegen_strategies: bool = False,
+                        user_flags: Sequence[str] = ()) -> bool:
+    """Whether contractions will be compiled data-tiled, so the planner prices them as IREE will run
+    them (`TargetDesc.data_tiling`): the user's own `--iree-opt-data-tiling[=bool]` decides, else the
+    `cost` mode on a CPU target with IREE's tile selection and no codegen strategies."""
+    for f in reversed(tuple(user_flags)):
+        if f.startswith(DATA_TILING):
+            return f.partition("=")[2].strip().lower() not in ("false", "0", "off")
+    return fusion == "cost" and _is_cpu(target) and tile_sizes == "iree" and not codegen_strategies
+
+
+def _is_cpu(target: str) -> bool:
+    """A CPU backend target; names only the cost model knows (planning for `sm_90`) are not."""
+    try:
+        return get_target(target).is_cpu
+    except UnsupportedError:
+        return False
+
+
 def data_tiling_flags(graphs: Iterable[DataflowGraph], fusion: str, target: str, tile_sizes: str = "iree",
                       codegen_strategies: bool = False, user_flags: Sequence[str] = ()) -> tuple[str, ...]:
-    """`(DATA_TILING,)` when the `cost` mode compiles a contraction for a CPU target, else ()."""
-    if (fusion != "cost" or not get_target(target).is_cpu or tile_sizes != "iree" or codegen_strategies
-            or any(f.startswith("--iree-opt-data-tiling") for f in user_flags)):
+    """`(DATA_TILING,)` when the `cost` mode compiles a contraction for a CPU target, else () (also when
+    the user's flags already say)."""
+    if any(f.startswith(DATA_TILING) for f in user_flags) or \
+            not data_tiling_planned(fusion, target, tile_sizes, codegen_strategies):
         return ()
     has_matmul = any(op.kind is OpKind.CONTRACTION for g in graphs for op in g.ops)
     return (DATA_TILING,) if has_matmul else ()

@@ -213,6 +213,12 @@ def _compatible(key: str, root_op: str) -> bool:
     return root_op in ("linalg.generic", "tensor.pad") or f"_{tag}_" in key
 
 
+def _is_late_dispatch(key: str) -> bool:
+    """Dispatches IREE creates after the flow phase, so no flow call site names them: data tiling's
+    `_encoding_N_encode_*` (packing a matmul operand into the register-tile layout, stream phase)."""
+    return key.startswith("_encoding_")
+
+
 def map_groups(profile: DispatchProfile, plan: object, graph: object | None = None,
                sites: Sequence[FlowSite] | None = None) -> GroupMapping:
     """Assign each measured call site to a group of `plan`.
@@ -222,16 +228,19 @@ def map_groups(profile: DispatchProfile, plan: object, graph: object | None = No
     site's group comes from its `fusion_group_N` location, else from its root op's location.
     Without sites, the i-th measured dispatch is taken as the i-th group's, which holds only when IREE
     added no dispatch: checked by count, and by the `_dispatch_N` ordinals IREE gives in program order.
+    Dispatches created after the flow phase (data tiling's encodings) belong to no group: `other`.
     """
     ids = [g.id for g in plan.groups]
     group_of: list[int | None]
+    late = tuple(s for s in profile.sites if _is_late_dispatch(s.key))
+    measured = [s for s in profile.sites if not _is_late_dispatch(s.key)]
     if sites is not None:
         queues: dict[str, list[FlowSite]] = defaultdict(list)
         for s in sites:
             queues[s.key].append(s)
-        if Counter(s.key for s in sites) != Counter(s.key for s in profile.sites):
+        if Counter(s.key for s in sites) != Counter(s.key for s in measured):
             raise RuntimeFailure("the profiled dispatches do not match the flow IR's call sites")
-        matched = [queues[m.key].pop(0) for m in profile.sites]
+        matched = [queues[m.key].pop(0) for m in measured]
         if all(s.group is None for s in sites) and graph is not None:
             by_loc: dict[str, list[int]] = defaultdict(list)
             for g in sorted(plan.groups, key=lambda g: min(g.ops)):
@@ -251,16 +260,16 @@ def map_groups(profile: DispatchProfile, plan: object, graph: object | None = No
         else:
             group_of, method = [s.group if s.group in ids else None for s in matched], "location"
     else:
-        ordinals = [int(m.group(1)) for s in profile.sites if (m := re.search(r"_dispatch_(\d+)", s.key))]
+        ordinals = [int(m.group(1)) for s in measured if (m := re.search(r"_dispatch_(\d+)", s.key))]
         first_seen = [o for i, o in enumerate(ordinals) if o not in ordinals[:i]]
-        if len(profile.sites) != len(ids) or first_seen != sorted(first_seen):
-            raise RuntimeFailure(f"{len(profile.sites)} dispatches for {len(ids)} groups: mapping them needs "
+        if len(measured) != len(ids) or first_seen != sorted(first_seen):
+            raise RuntimeFailure(f"{len(measured)} dispatches for {len(ids)} groups: mapping them needs "
                                  "the flow IR's call sites (pass sites=flow_sites(...))")
         ordered = [g.id for g in sorted(plan.groups, key=lambda g: min(g.ops))]
         group_of, method = list(ordered), "order"
     group_us: dict[int, float] = {}
-    other = []
-    for m, g in zip(profile.sites, group_of):
+    other = list(late)
+    for m, g in zip(measured, group_of):
         if g is None:
             other.append(m)
         else:

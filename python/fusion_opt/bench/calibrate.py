@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..backends.levers import DATA_TILING
 from ..cost.calibrate import Sample, accuracy, fit, per_kind_error, records, with_sources
 from ..cost.group import group_view
 from ..cost.targets import TargetDesc
@@ -42,8 +43,14 @@ def _model_path(name: str, seed: int, cache: Path | None) -> Path:
     return models.ensure_model(name, base if seed == 0 else base / f"seed{seed}", seed=seed)
 
 
+# Bumped when what a cached measurement means changes (2: samples record data tiling; convs imported
+# without their unit batch loop), so --reuse never mixes runs of different builds.
+CACHE_VERSION = 2
+
+
 def _cache_file(path: Path, fusion: str, repeat: int) -> Path:
-    digest = hashlib.sha1(f"{path.resolve()}:{path.stat().st_mtime_ns}:{fusion}:{repeat}".encode()).hexdigest()[:12]
+    key = f"{path.resolve()}:{path.stat().st_mtime_ns}:{fusion}:{repeat}:v{CACHE_VERSION}"
+    digest = hashlib.sha1(key.encode()).hexdigest()[:12]
     return models.default_cache().parent / "calibration" / f"{path.stem}-{fusion}-{digest}.pkl"
 
 
@@ -66,13 +73,14 @@ def measure_model(path: Path, fusion: str, repeat: int, *, name: str | None = No
     prof = profile_dispatches(m.artifact, args, repetitions=repeat, driver=get_target(m.artifact.target).driver)
     gm = map_groups(prof, m.plan, m.graphs[0], getattr(m.artifact, "sites", None))
     graph, plan = m.graphs[0], m.plan
+    tiled = DATA_TILING in m.artifact.flags
     samples = []
     for g in plan.groups:
         if g.id not in gm.group_us or gm.group_us[g.id] <= 0:
             continue
         clones = tuple(c for c in plan.cloned if set(graph.consumers(c)) & set(g.ops))
         view = group_view(graph, tuple(g.ops) + clones, clones)
-        samples.append(Sample(view, gm.group_us[g.id] * 1e-6, name, g.id, fusion))
+        samples.append(Sample(view, gm.group_us[g.id] * 1e-6, name, g.id, fusion, tiled))
     n = len(prof.sites)
     facts = {"model": name, "fusion": fusion, "dispatches": n, "mapped": len(samples),
              "unmapped": len(gm.other), "gap_us": max(0.0, prof.span_us - prof.dispatch_us) / max(1, n),

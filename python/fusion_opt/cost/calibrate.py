@@ -42,6 +42,15 @@ class Sample:
     model: str = ""
     group: int = -1
     fusion: str = ""
+    data_tiling: bool = False   # compiled with IREE's data tiling: its contractions ran as mmt4d
+
+
+def settings(samples: Sequence[Sample], target: TargetDesc) -> list[TargetDesc]:
+    """The target each sample was compiled for: `target` with the sample's build settings (data
+    tiling). One object per setting, so the cost model's per-target caches are shared."""
+    by = {flag: target if target.data_tiling == flag else replace(target, data_tiling=flag)
+          for flag in {s.data_tiling for s in samples}}
+    return [by[s.data_tiling] for s in samples]
 
 
 def with_sources(samples: Sequence[Sample]) -> list[Sample]:
@@ -75,7 +84,9 @@ class FitResult:
 def sample_kinds(samples: Iterable[Sample], target: TargetDesc | None = None) -> set[str]:
     """Efficiency keys the samples' groups depend on (`model.group_keys`): their non-duplicated ops'
     keys and the iteration key of groups a CPU runs with masked vectors."""
-    return {k for s in samples for k in group_keys(s.view, target)}
+    if target is None:
+        return {k for s in samples for k in group_keys(s.view, None)}
+    return {k for s, t in zip(samples, settings(samples, target)) for k in group_keys(s.view, t)}
 
 
 def default_params(samples: Sequence[Sample], target: TargetDesc) -> list[Param]:
@@ -121,8 +132,10 @@ def execution_s(c: Cost) -> float:
     return c.time_s - c.launch_s
 
 
-def predict(views: Sequence[GroupView], target: TargetDesc) -> np.ndarray:
-    return np.array([execution_s(estimate(v, target)) for v in views])
+def predict(views: Sequence[GroupView], target: TargetDesc | Sequence[TargetDesc]) -> np.ndarray:
+    """Predicted execution seconds per view, on one target or one target per view."""
+    targets = [target] * len(views) if isinstance(target, TargetDesc) else target
+    return np.array([execution_s(estimate(v, t)) for v, t in zip(views, targets)])
 
 
 def log_loss(pred: np.ndarray, meas: np.ndarray) -> float:
@@ -149,7 +162,7 @@ def fit(samples: Sequence[Sample], target: TargetDesc, params: Sequence[Param] |
     values = [get_value(target, p) for p in params]
 
     def loss(vals: Sequence[float]) -> float:
-        return log_loss(predict(views, with_calibration(target, constants_of(params, vals))), meas)
+        return log_loss(predict(views, settings(samples, with_calibration(target, constants_of(params, vals)))), meas)
 
     best = loss(values)
     before, history, done = best, [best], 0
@@ -219,11 +232,11 @@ def record_kind(v: GroupView, target: TargetDesc) -> str:
 def records(samples: Sequence[Sample], target: TargetDesc) -> list[dict[str, Any]]:
     """One JSON-able record per sample: prediction, measurement, bounding term and the root's kind."""
     out = []
-    for s in samples:
-        c: Cost = estimate(s.view, target)
+    for s, t in zip(samples, settings(samples, target)):
+        c: Cost = estimate(s.view, t)
         root = root_of(s.view.ops)
         out.append({"model": s.model, "fusion": s.fusion, "group": s.group,
-                    "kind": record_kind(s.view, target), "root": root.name, "ops": len(s.view.ops),
+                    "kind": record_kind(s.view, t), "root": root.name, "ops": len(s.view.ops),
                     "predicted_us": execution_s(c) * 1e6,
                     "measured_us": s.measured_s * 1e6, "bound": c.bound,
                     "rel_error": abs(execution_s(c) - s.measured_s) / s.measured_s})

@@ -126,7 +126,11 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
     else `convolution.strided` (input read with a stride), `convolution.1x1` (window of 1: a matmul in
     disguise) or `convolution`; other convs: `convolution.depthwise` (no channel reduction) or
     `convolution.generic` (grouped: IREE's default tiling). On GPUs only 1x1/depthwise are told apart.
-    `reduction.window` is pooling. Lookup (`efficiency`) drops suffixes until a key has a constant."""
+    `reduction.window` is pooling. `contraction.data_tiled`: a contraction on a CPU target compiled with
+    data tiling (`TargetDesc.data_tiling`: packed operands, mmt4d micro-kernel). Lookup (`efficiency`)
+    drops suffixes until a key has a constant."""
+    if op.kind is OpKind.CONTRACTION and t is not None and t.data_tiling and t.kind == "cpu":
+        return "contraction.data_tiled"
     if op.kind is OpKind.CONVOLUTION:
         window, chan = _window_split(op)
         if chan == 1:
@@ -166,15 +170,15 @@ def lookup_efficiency(table: dict[str, float], key: str, default: float) -> floa
     return default
 
 
-_SHAPE_FACTS: dict[tuple[int, tuple[int, int] | None], tuple[OpDesc, tuple[str, float, str | None]]] = {}
+_SHAPE_FACTS: dict[tuple[int, tuple[int, int] | None, bool], tuple[OpDesc, tuple[str, float, str | None]]] = {}
 
 
 def shape_facts(op: OpDesc, t: TargetDesc | None) -> tuple[str, float, str | None]:
     """(efficiency key, vector utilisation, iteration key) of op on t: they depend on shapes and the
-    target's vector/register widths only, not on free constants, so they are computed once (the fitter
+    target's vector/register widths and data tiling only, not on free constants, so they are computed once (the fitter
     re-prices the same ops under thousands of constant sets)."""
     cpu = _cpu(t)
-    k = (id(op), cpu)
+    k = (id(op), cpu, t is not None and t.data_tiling)
     hit = _SHAPE_FACTS.get(k)
     if hit is not None and hit[0] is op:
         return hit[1]

@@ -154,20 +154,32 @@ def _limit_vec(vec: list[int], each_max: int, all_max: int, bits: Sequence[int],
         each_max //= 2
 
 
-def _conv2d_layout(op: OpDesc, dims: list[set[int]]) -> str | None:
-    """"conv" for a 2-D NCHW convolution (loops n, f, oh, ow, c, kh, kw), "pool" for NCHW pooling
-    (n, c, oh, ow, kh, kw), recognised from iterator types and which loops each operand reads; else None."""
+def _conv2d_layout(op: OpDesc, dims: list[set[int]]) -> tuple[str, bool] | None:
+    """("conv", batched) for a 2-D NCHW convolution (loops n, f, oh, ow, c, kh, kw), ("pool", batched)
+    for NCHW pooling (n, c, oh, ow, kh, kw), recognised from iterator types and which loops each operand
+    reads; else None. `batched` is False for the forms without the batch loop that folding unit dims
+    leaves (f, oh, ow, c, kh, kw / c, oh, ow, kh, kw): IREE specializes them back to the named NCHW op
+    with a unit batch and tiles them as such (configurations dumped from IREE 3.13)."""
     its = op.iterator_types
     if op.num_dps_inputs != 2 or len(dims) < 3:
         return None
     x, w, out = dims[0], dims[1], dims[2]
-    if its == ("parallel",) * 4 + ("reduction",) * 3 and op.kind is OpKind.CONVOLUTION:
-        if out == {0, 1, 2, 3} and w == {1, 4, 5, 6} and x == {0, 2, 3, 4, 5, 6}:
-            return "conv"
-    if its == ("parallel",) * 4 + ("reduction",) * 2 and out == {0, 1, 2, 3} and w == {4, 5} and \
-            x == {0, 1, 2, 3, 4, 5}:
-        return "pool"
+    for layout, n_red, want in (("conv", 3, _CONV_READS), ("pool", 2, _POOL_READS)):
+        if layout == "conv" and op.kind is not OpKind.CONVOLUTION:
+            continue
+        for batched in (True, False):
+            shift = 0 if batched else 1
+            n_par = 4 - shift
+            if its != ("parallel",) * n_par + ("reduction",) * n_red:
+                continue
+            if (x, w, out) == tuple({d - shift for d in ds if d >= shift} for ds in want):
+                return layout, batched
     return None
+
+
+# Loops each operand (input, filter/window, output) reads, in the batched NCHW loop order.
+_CONV_READS = ({0, 2, 3, 4, 5, 6}, {1, 4, 5, 6}, {0, 1, 2, 3})    # n, f, oh, ow, c, kh, kw
+_POOL_READS = ({0, 1, 2, 3, 4, 5}, {4, 5}, {0, 1, 2, 3})          # n, c, oh, ow, kh, kw
 
 
 @lru_cache(maxsize=1 << 14)
@@ -192,16 +204,21 @@ def conv2d_tiles(op: OpDesc, vector_bits: int, register_space_bits: int
     """(layout, distribution tiles, vector tiles) IREE's CPU backend gives a 2-D NCHW conv or pooling
     op, in the op's loop order; None for other ops (depthwise/grouped convs take IREE's default path)."""
     dims = operand_dims(op)
-    if dims is None or len(op.loop_ranges) not in (6, 7):
+    if dims is None or len(op.loop_ranges) not in (5, 6, 7):
         return None
-    layout = _conv2d_layout(op, dims)
-    if layout is None:
+    found = _conv2d_layout(op, dims)
+    if found is None:
         return None
+    layout, batched = found
+    ranges = tuple(op.loop_ranges)
+    if not batched:  # tile as IREE does: the named op with a unit batch loop 0, then drop that loop
+        ranges = (1, *ranges)
+        dims = [({0} if i != 1 else set()) | {d + 1 for d in ds} for i, ds in enumerate(dims[:3])]
     bits = 8 * elem_bytes(op.element_types[-1] if op.element_types else "f32")
     lanes = max(1, vector_bits // bits)
-    dist, vec = _conv2d_tiles(tuple(op.loop_ranges), layout, tuple(frozenset(d) for d in dims[:3]), bits, lanes,
+    dist, vec = _conv2d_tiles(ranges, layout, tuple(frozenset(d) for d in dims[:3]), bits, lanes,
                               register_space_bits)
-    return layout, dist, vec
+    return (layout, dist, vec) if batched else (layout, dist[1:], vec[1:])
 
 
 def conv_vector_fit(op: OpDesc, vector_bits: int, register_space_bits: int) -> tuple[bool, float] | None:
@@ -216,9 +233,13 @@ def conv_vector_fit(op: OpDesc, vector_bits: int, register_space_bits: int) -> t
     if t is None or t[0] != "conv":
         return None
     _, dist, vec = t
+    if len(dist) == 6:  # no batch loop: put a unit one back so the NCHW positions below hold
+        dist, vec, ranges = (0, *dist), (1, *vec), (1, *op.loop_ranges)
+    else:
+        ranges = tuple(op.loop_ranges)
     bits = 8 * elem_bytes(op.element_types[-1] if op.element_types else "f32")
     lanes = max(1, vector_bits // bits)
-    w_tile, f_tile = dist[3] or op.loop_ranges[3], dist[1] or op.loop_ranges[1]
+    w_tile, f_tile = dist[3] or ranges[3], dist[1] or ranges[1]
     scalar = w_tile % vec[3] != 0 or f_tile % vec[1] != 0 or (vec[3] == 1 and w_tile > 1)
     util = min(1.0, vec[3] / lanes) * min(1.0, vec[1] / FMA_CHAINS) * min(1.0, vec[4] / lanes)
     return scalar, util

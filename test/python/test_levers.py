@@ -1,0 +1,58 @@
+"""Module-wide IREE levers the cost mode turns on (backends/levers.py), and what the planner is told."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from fusion_opt.analysis.opdesc import OpKind
+from fusion_opt.backends.levers import DATA_TILING, data_tiling_flags, data_tiling_planned
+
+
+def graph(*kinds):
+    return SimpleNamespace(ops=[SimpleNamespace(kind=k) for k in kinds])
+
+
+@pytest.mark.parametrize("fusion,target,tiles,strategies,user,expected", [
+    ("cost", "llvm-cpu", "iree", False, (), True),
+    ("cost", "host", "iree", False, (), True),
+    ("greedy", "llvm-cpu", "iree", False, (), False),      # comparison modes stay IREE's defaults
+    ("none", "llvm-cpu", "iree", False, (), False),
+    ("cost", "llvm-cpu", "cost", False, (), False),        # our tile sizes would be dropped by data tiling
+    ("cost", "llvm-cpu", "iree", True, (), False),         # so would codegen strategies
+    ("cost", "sm_90", "iree", False, (), False),           # a cost-model-only target: no CPU backend
+    ("cost", "cuda", "iree", False, (), False),
+    ("none", "llvm-cpu", "iree", False, (DATA_TILING,), True),            # the user's flag decides
+    ("cost", "llvm-cpu", "iree", False, (f"{DATA_TILING}=false",), False),
+])
+def test_data_tiling_planned(fusion, target, tiles, strategies, user, expected):
+    assert data_tiling_planned(fusion, target, tiles, strategies, user) is expected
+
+
+def test_data_tiling_flag_only_for_a_contraction_and_never_twice():
+    assert data_tiling_flags([graph(OpKind.ELEMENTWISE, OpKind.CONTRACTION)], "cost", "llvm-cpu") == (DATA_TILING,)
+    assert data_tiling_flags([graph(OpKind.ELEMENTWISE, OpKind.CONVOLUTION)], "cost", "llvm-cpu") == ()
+    assert data_tiling_flags([graph(OpKind.CONTRACTION)], "greedy", "llvm-cpu") == ()
+    assert data_tiling_flags([graph(OpKind.CONTRACTION)], "cost", "llvm-cpu", user_flags=(DATA_TILING,)) == ()
+
+
+def test_the_planner_prices_contractions_as_the_compile_runs_them():
+    """plan_module tells the cost model whether contractions will be data-tiled (by default: as the
+    compile of that fusion mode does), so plan notes and predictions follow the build."""
+    from fusion_opt.ir import new_session
+    from fusion_opt.importers import parse_mlir
+    from fusion_opt.pipelines import plan_module
+
+    src = """func.func @mm(%a: tensor<128x256xf32>, %b: tensor<256x512xf32>) -> tensor<128x512xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x512xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<128x512xf32>) -> tensor<128x512xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<128x256xf32>, tensor<256x512xf32>) outs(%f : tensor<128x512xf32>) -> tensor<128x512xf32>
+  return %r : tensor<128x512xf32>
+}"""
+    times = {}
+    for tiled in (False, True, None):
+        s = new_session()
+        pf = plan_module(parse_mlir(src, s.context, "mm.mlir"), "cost", "mm.mlir", "host", data_tiling=tiled)[0]
+        times[tiled] = pf.plan.predicted_s
+    assert times[None] == times[True] != times[False]
