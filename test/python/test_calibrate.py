@@ -129,6 +129,36 @@ def test_samples_without_sources_get_them_from_their_run():
     assert out[2].view.sources == ("", "arg")  # op 0 of that run was not measured: unknown
 
 
+def test_rounds_keep_each_dispatch_at_its_fastest():
+    """A round another tenant slowed down does not decide a dispatch's time; views come from round one."""
+    a, b = view_of_ops([ew(0, (64, 64))]), view_of_ops([ew(1, (32, 32))])
+    r1 = [Sample(a, 3e-5, "m", 0, "none"), Sample(b, 1e-5, "m", 1, "none")]
+    r2 = [Sample(view_of_ops([ew(0, (64, 64))]), 2e-5, "m", 0, "none"), Sample(b, 4e-5, "m", 1, "none")]
+    out = {s.group: s for s in bench_cal.fastest_rounds([r1, r2])}
+    assert out[0].measured_s == 2e-5 and out[0].view is a
+    assert out[1].measured_s == 1e-5
+    r3 = [Sample(view_of_ops([ew(2, (8, 8))]), 5e-6, "m", 2, "none")]  # mapped in one round only
+    assert {s.group for s in bench_cal.fastest_rounds([r1, r3])} == {0, 1, 2}
+    other_plan = [Sample(view_of_ops([ew(5, (64, 64))]), 1e-6, "m", 0, "none")]  # group 0, other ops
+    assert sorted(s.measured_s for s in bench_cal.fastest_rounds([r1, other_plan]) if s.group == 0) == [1e-6, 3e-5]
+
+
+def test_samples_of_data_tiled_builds_are_priced_data_tiled():
+    """The fitter prices each sample on the build it was measured with (`Sample.data_tiling`)."""
+    from fusion_opt.cost.calibrate import records, settings
+
+    host = get_target_desc("cpu-generic")
+    mm = view_of_ops([matmul(0, 256, 256, 256)])
+    samples = [Sample(mm, 1e-3, "m", 0, "none"), Sample(mm, 1e-3, "m", 0, "cost", True)]
+    plain, tiled = settings(samples, host)
+    assert not plain.data_tiling and tiled.data_tiling
+    assert default_params(samples, host)[:2] == [("efficiency", "contraction"), ("efficiency", "contraction.data_tiled")]
+    t = with_calibration(host, {"efficiency": {"contraction": 0.5, "contraction.data_tiled": 1.0}})
+    recs = records(samples, t)
+    assert [r["kind"] for r in recs] == ["contraction", "contraction.data_tiled"]
+    assert recs[0]["predicted_us"] > 1.5 * recs[1]["predicted_us"]
+
+
 def test_kendall_tau_b():
     assert kendall_tau([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
     assert kendall_tau([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)

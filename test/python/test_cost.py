@@ -223,6 +223,27 @@ def test_data_tiled_contractions_have_their_own_efficiency(host, h100):
     assert efficiency_key(conv(0, -1, 64, 64, 28, 3), tiled) == efficiency_key(conv(0, -1, 64, 64, 28, 3), host)
 
 
+
+def test_contractions_data_tiling_cannot_speed_up(host):
+    """A 1x1 conv as a contraction over F x (H, W) x C (two N loops) or reading its input with a stride
+    is not the one-M/one-N/one-K matmul IREE's data tiling runs fast (measured on ResNet-50: 28-43 and
+    2.9 GFLOP/s): the conv strategy must see its 2-D matmul form as the cheaper one."""
+    tiled = with_calibration(replace(host, data_tiling=True), {"efficiency": {
+        "contraction": 0.4, "contraction.data_tiled": 1.2, "contraction.strided": 0.03}})
+    maps = ("(d0, d1, d2, d3) -> (d0, d3)", "(d0, d1, d2, d3) -> (d3, d1, d2)", "(d0, d1, d2, d3) -> (d0, d1, d2)")
+    multi_n = OpDesc(0, "linalg.generic", "t:0", OpKind.CONTRACTION, (256, 28, 28, 512),
+                     ("parallel",) * 3 + ("reduction",), maps, ((0, 3), (3, 1, 2), (0, 1, 2)), ("f32",) * 4,
+                     ((256, 512), (512, 28, 28), (256, 28, 28)), ((256, 28, 28),), (-1, -2, None), 2,
+                     ("arith.mulf", "arith.addf"), flops=2 * 256 * 784 * 512)
+    assert efficiency_key(multi_n, tiled) == "contraction"
+    strided_maps = (maps[0], "(d0, d1, d2, d3) -> (d3, d1 * 2, d2 * 2)", maps[2])
+    strided_mm = replace(multi_n, indexing_maps=strided_maps, operand_shapes=((256, 512), (512, 56, 56), (256, 28, 28)))
+    assert efficiency_key(strided_mm, tiled) == "contraction.strided" == efficiency_key(strided_mm, host)
+    flat = matmul(0, -1, -2, 256, 784, 512)
+    assert efficiency_key(flat, tiled) == "contraction.data_tiled"
+    assert estimate([flat], tiled).compute_s < estimate([multi_n], tiled).compute_s < estimate([strided_mm], tiled).compute_s
+
+
 def test_conv_keys_and_utilisation_follow_the_tiles(host, h100):
     avx2 = (256, 16 * 256)
     fast, scalar = conv(0, -1, 128, 32, 14, 3), conv(0, -1, 128, 128, 14, 3)  # 7-wide vectors divide 14, 4-wide do not

@@ -69,6 +69,9 @@ class TargetDesc:
         # a contraction compiled with IREE's data tiling (mmt4d on packed operands: a 4-layer MLP ran
         # its 128x1024x1024 matmuls at 141 GFLOP/s here against the 84 of numpy's sgemm on one core)
         "contraction.data_tiled": 1.5,
+        # a contraction reading an input with a stride (ResNet-50's stride-2 1x1 convs as matmuls:
+        # 1024x14x14x512 at 2.9 GFLOP/s, against 84 for numpy's sgemm on one core)
+        "contraction.strided": 0.03,
         "iteration.masked": 0.01, "iteration.reduction": 0.02, "iteration.transposed": 0.02})
     # achieved / nominal bandwidth per level ("dram", "L1", ...); "cold" (absent: 1) scales the shared
     # level's rate for data other cores wrote (CPUs, model.cold_s)

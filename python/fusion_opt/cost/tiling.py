@@ -245,15 +245,20 @@ def conv_vector_fit(op: OpDesc, vector_bits: int, register_space_bits: int) -> t
     return scalar, util
 
 
-def strided(op: OpDesc) -> bool:
-    """Whether input 0 is read with a stride > 1 along a parallel loop (`d2 * 2 + d5`)."""
-    if not op.indexing_maps:
+def strided(op: OpDesc, pos: int = 0) -> bool:
+    """Whether input `pos` is read with a stride > 1 along a parallel loop (`d2 * 2 + d5`)."""
+    if len(op.indexing_maps) <= pos:
         return False
-    for r in map_results(op.indexing_maps[0]):
+    for r in map_results(op.indexing_maps[pos]):
         for d, s in _SCALED.findall(r):
             if int(s) > 1 and int(d) < len(op.iterator_types) and op.iterator_types[int(d)] == "parallel":
                 return True
     return False
+
+
+def any_strided(op: OpDesc) -> bool:
+    """Whether some input is read with a stride > 1 along a parallel loop."""
+    return any(strided(op, i) for i in range(op.num_dps_inputs))
 
 
 def vector_dim(op: OpDesc) -> int | None:
