@@ -15,6 +15,7 @@ config.excludes = ["python", "Output", "inputs", "lit.cfg.py", "fuzz"]  # fuzz: 
 bindir = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+config.environment["FUSION_OPT_UNCALIBRATED"] = "1"  # plans must not depend on this machine's last calibration
 for var in ("HOME", "TMPDIR", "FUSION_OPT_CACHE"):
     if var in os.environ:
         config.environment[var] = os.environ[var]

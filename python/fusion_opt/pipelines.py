@@ -16,6 +16,7 @@ from .patterns import get as get_pattern
 from .patterns import hits as pattern_hits
 from .patterns.conv_bn import fold_conv_bn
 from .rewrites.im2col import conv_strategies
+from .rewrites.depthwise import depthwise_strategies
 from .rewrites.siblings import stack_siblings
 from .transforms.dispatch_regions import apply_plan
 
@@ -37,7 +38,8 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                 control: ControlSpec | None = None, data_tiling: bool | None = None) -> list[PlannedFunction]:
     """Describe and plan every function of `module`. The IR is untouched except by the `cost`
     strategy's rewrite patterns (patterns/__init__.py): Conv-BN folding, the conv strategy (direct or
-    im2col + matmul, per conv, by the cost model), and horizontal stacking of
+    im2col + matmul, per conv, by the cost model), depthwise convs as window taps (by the cost model),
+    and horizontal stacking of
     sibling matmuls where the cost model predicts a gain (every set is reported in the plan's notes,
     taken or not); never on pinned, barred or --max-fusions runs, nor for disabled patterns. Pattern
     hits are recorded in `plan.patterns`; a disabled grouping pattern bars its ops from merging.
@@ -68,7 +70,7 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         applied: dict[str, int] = {}
         off = set(control.disabled_patterns)
         if fusion == "cost" and constraints.max_fusions is None:
-            for name in ("conv-bn", "conv-strategy", "sibling-matmuls"):
+            for name in ("conv-bn", "conv-strategy", "depthwise-taps", "sibling-matmuls"):
                 if name in off:
                     continue
                 skip = set(constraints.barriers).union(*constraints.pins)
@@ -79,6 +81,10 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                     notes, changed = conv_strategies(graph, ops, desc, skip)
                     rewrites += notes
                     applied[name] = sum("im2col + matmul" in n for n in notes)
+                elif name == "depthwise-taps":
+                    notes, changed = depthwise_strategies(graph, ops, desc, skip)
+                    rewrites += notes
+                    applied[name] = sum("window taps (" in n for n in notes)
                 else:
                     notes, changed = stack_siblings(graph, ops, desc, skip)
                     rewrites += notes

@@ -140,11 +140,11 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
             return "contraction.data_tiled"
     if op.kind is OpKind.CONVOLUTION:
         window, chan = _window_split(op)
-        if chan == 1:
-            return "convolution.depthwise"
         cpu = _cpu(t)
         if cpu is None:
             return "convolution.1x1" if window == 1 else "convolution"
+        if chan == 1:
+            return "convolution.depthwise"
         fit = conv_vector_fit(op, *cpu)
         if fit is None:
             return "convolution.generic"

@@ -72,6 +72,9 @@ class TargetDesc:
         # a contraction reading an input with a stride (ResNet-50's stride-2 1x1 convs as matmuls:
         # 1024x14x14x512 at 2.9 GFLOP/s, against 84 for numpy's sgemm on one core)
         "contraction.strided": 0.03,
+        # IREE's depthwise conv code (no channel reduction): ShuffleNet's 136x28x28 3x3 at ~2 GFLOP/s
+        # (calibrated 0.028 on the host)
+        "convolution.depthwise": 0.03,
         "iteration.masked": 0.01, "iteration.reduction": 0.02, "iteration.transposed": 0.02})
     # achieved / nominal bandwidth per level ("dram", "L1", ...); "cold" (absent: 1) scales the shared
     # level's rate for data other cores wrote (CPUs, model.cold_s)

@@ -41,6 +41,11 @@ def conv_strategy(graph: DataflowGraph) -> Hits:
     return [(i,) for i, _ in find_convs(graph)]
 
 
+def depthwise_taps(graph: DataflowGraph) -> Hits:
+    from ..rewrites.depthwise import find_depthwise
+    return [(i,) for i, _ in find_depthwise(graph)]
+
+
 def sibling_matmuls(graph: DataflowGraph) -> Hits:
     g = indexed(graph)
     const = constant_ops(g)
