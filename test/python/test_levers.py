@@ -5,12 +5,25 @@ from types import SimpleNamespace
 
 import pytest
 
-from fusion_opt.analysis.opdesc import OpKind
+from fusion_opt.analysis.opdesc import OpDesc, OpKind
 from fusion_opt.backends.levers import DATA_TILING, data_tiling_flags, data_tiling_planned
 
 
-def graph(*kinds):
-    return SimpleNamespace(ops=[SimpleNamespace(kind=k) for k in kinds])
+def contraction(batch: bool = False) -> OpDesc:
+    """[B?, M, K] x [B?, K, N]: a plain matmul, or a batch matmul (attention's QK^T)."""
+    if batch:
+        maps = ("(d0, d1, d2, d3) -> (d0, d1, d3)", "(d0, d1, d2, d3) -> (d0, d3, d2)", "(d0, d1, d2, d3) -> (d0, d1, d2)")
+        its, dims = ("parallel",) * 3 + ("reduction",), ((0, 1, 3), (0, 3, 2), (0, 1, 2))
+    else:
+        maps = ("(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)")
+        its, dims = ("parallel", "parallel", "reduction"), ((0, 2), (2, 1), (0, 1))
+    return OpDesc(0, "linalg.generic", "t", OpKind.CONTRACTION, (8,) * len(its), its, maps, dims,
+                  num_dps_inputs=2, operands=(-1, -2, None))
+
+
+def graph(*ops):
+    return SimpleNamespace(ops=[o if isinstance(o, OpDesc) else SimpleNamespace(kind=o, num_dps_inputs=1)
+                                for o in ops])
 
 
 @pytest.mark.parametrize("fusion,target,tiles,strategies,user,expected", [
@@ -29,11 +42,14 @@ def test_data_tiling_planned(fusion, target, tiles, strategies, user, expected):
     assert data_tiling_planned(fusion, target, tiles, strategies, user) is expected
 
 
-def test_data_tiling_flag_only_for_a_contraction_and_never_twice():
-    assert data_tiling_flags([graph(OpKind.ELEMENTWISE, OpKind.CONTRACTION)], "cost", "llvm-cpu") == (DATA_TILING,)
+def test_data_tiling_flag_only_for_a_plain_matmul_and_never_twice():
+    mm = contraction()
+    assert data_tiling_flags([graph(OpKind.ELEMENTWISE, mm)], "cost", "llvm-cpu") == (DATA_TILING,)
     assert data_tiling_flags([graph(OpKind.ELEMENTWISE, OpKind.CONVOLUTION)], "cost", "llvm-cpu") == ()
-    assert data_tiling_flags([graph(OpKind.CONTRACTION)], "greedy", "llvm-cpu") == ()
-    assert data_tiling_flags([graph(OpKind.CONTRACTION)], "cost", "llvm-cpu", user_flags=(DATA_TILING,)) == ()
+    assert data_tiling_flags([graph(contraction(batch=True))], "cost", "llvm-cpu") == ()  # attention only
+    assert data_tiling_flags([graph(contraction(batch=True), mm)], "cost", "llvm-cpu") == (DATA_TILING,)
+    assert data_tiling_flags([graph(mm)], "greedy", "llvm-cpu") == ()
+    assert data_tiling_flags([graph(mm)], "cost", "llvm-cpu", user_flags=(DATA_TILING,)) == ()
 
 
 def test_the_planner_prices_contractions_as_the_compile_runs_them():

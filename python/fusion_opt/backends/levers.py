@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..analysis.opdesc import DataflowGraph, OpKind
+from ..analysis.opdesc import DataflowGraph
 from ..errors import UnsupportedError
 from .targets import get_target
 
@@ -39,10 +39,13 @@ def _is_cpu(target: str) -> bool:
 
 def data_tiling_flags(graphs: Iterable[DataflowGraph], fusion: str, target: str, tile_sizes: str = "iree",
                       codegen_strategies: bool = False, user_flags: Sequence[str] = ()) -> tuple[str, ...]:
-    """`(DATA_TILING,)` when the `cost` mode compiles a contraction for a CPU target, else () (also when
-    the user's flags already say)."""
+    """`(DATA_TILING,)` when the `cost` mode compiles a plain matmul (`cost.model.data_tileable`) for a
+    CPU target, else () (also when the user's flags already say). Modules with only batch matmuls
+    (attention) are left alone: packing gained nothing there and added a dispatch per operand."""
     if any(f.startswith(DATA_TILING) for f in user_flags) or \
             not data_tiling_planned(fusion, target, tile_sizes, codegen_strategies):
         return ()
-    has_matmul = any(op.kind is OpKind.CONTRACTION for g in graphs for op in g.ops)
+    from ..cost.model import data_tileable
+
+    has_matmul = any(data_tileable(op) for g in graphs for op in g.ops)
     return (DATA_TILING,) if has_matmul else ()
