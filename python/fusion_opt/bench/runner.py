@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from . import iree_best, models, roofline
+from . import iree_best, models, roofline, same_graph
 from .summary import geomean  # noqa: F401 - re-exported: older callers use runner.geomean
 
 # Engines ours is divided by in the records (ours_over_X).
@@ -109,6 +109,8 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
             m = fo.compile_onnx(str(path), target=target, fusion=mode, **tiles)
             rec[f"compile_s_{col}"] = round(time.perf_counter() - t0, 3)
             rec[f"dispatches_{col}"] = m.dispatch_count
+            if mode == "cost":  # the planner against IREE's formation of the same rewritten graph
+                rec["dispatches_iree_same_graph"] = same_graph.iree_dispatches_on_our_graph(path, target)
             if tile_sizes != "iree":
                 rec[f"tile_configs_{col}"] = len(getattr(m, "configs", ()))
             if isinstance(getattr(m, "timings", None), dict):  # import/plan/compile split, when available
