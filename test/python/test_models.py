@@ -180,6 +180,7 @@ def test_bench_records_results_and_errors(tmp_path: Path, monkeypatch: pytest.Mo
     assert rec["model"] == "tiny" and rec["dispatches_ours"] == 1 and rec["max_abs_err"] == 0.0
     assert rec["ours_ms"] > 0 and rec["ort_ms"] > 0 and "ours_over_ort" in rec and "iree_ms" not in rec
     assert rec["error"] == "iree: RuntimeError: iree broke"
+    assert "dispatches_iree_same_graph_error" in rec  # the real importer refuses this out-of-order graph
     out = tmp_path / "r.json"
     assert cli.main(["--models", str(path), "--repeat", "2", "--warmup", "0", "--json", str(out)]) == 0
     assert out.is_file()

@@ -110,7 +110,10 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
             rec[f"compile_s_{col}"] = round(time.perf_counter() - t0, 3)
             rec[f"dispatches_{col}"] = m.dispatch_count
             if mode == "cost":  # the planner against IREE's formation of the same rewritten graph
-                rec["dispatches_iree_same_graph"] = same_graph.iree_dispatches_on_our_graph(path, target)
+                try:
+                    rec["dispatches_iree_same_graph"] = same_graph.iree_dispatches_on_our_graph(path, target)
+                except Exception as e:  # noqa: BLE001 - a count, not the benchmark: recorded, never fatal
+                    rec["dispatches_iree_same_graph_error"] = _short(e)
             if tile_sizes != "iree":
                 rec[f"tile_configs_{col}"] = len(getattr(m, "configs", ()))
             if isinstance(getattr(m, "timings", None), dict):  # import/plan/compile split, when available
