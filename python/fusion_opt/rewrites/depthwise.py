@@ -33,7 +33,7 @@ _TERM = re.compile(r"^d(\d+)(?:\s*\*\s*(\d+))?$")
 
 @dataclass(frozen=True)
 class Window:
-    """Input result k reads loop `chan[k]` alone, or `out_dim[k] * stride[k] + tap_dim[k] * dilation[k]`."""
+    """Input dim k reads the channel loop alone (`reads[k]` None) or `out * stride + tap * dilation`."""
 
     channel: int                                     # the loop shared by input, filter and output
     reads: tuple[tuple[int, int, int, int] | None, ...]  # per input dim: (out loop, stride, tap loop, dilation)
@@ -159,13 +159,10 @@ def apply_taps(op: ir.Operation, desc: OpDesc, win: Window) -> None:
         xs, ws = [], []
         for tap in itertools.product(*(range(ranges[d]) for d in win.taps)):
             at = dict(zip(win.taps, tap))
-            offs, sizes, strides, keep = [], [], [], []
-            for k, rd in enumerate(win.reads):
-                if rd is None:
-                    offs.append(0), sizes.append(ranges[win.channel]), strides.append(1)
-                else:
-                    out_loop, s, tap_loop, dil = rd
-                    offs.append(at[tap_loop] * dil), sizes.append(ranges[out_loop]), strides.append(s)
+            # per input dim (offset, size, stride): the whole channel dim, or the tap's strided window
+            dims = [(0, ranges[win.channel], 1) if rd is None else (at[rd[2]] * rd[3], ranges[rd[0]], rd[1])
+                    for rd in win.reads]
+            offs, sizes, strides = (list(v) for v in zip(*dims))
             # the slice's dims follow the input's; the output orders its loops its own way
             order = [win.channel if rd is None else rd[0] for rd in win.reads]
             sl_t = ir.RankedTensorType.get(sizes, elt)
