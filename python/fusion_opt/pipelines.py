@@ -15,10 +15,13 @@ from .patterns import PATTERN_NAMES
 from .patterns import get as get_pattern
 from .patterns import hits as pattern_hits
 from .patterns.conv_bn import fold_conv_bn
-from .rewrites.im2col import conv_strategies
-from .rewrites.depthwise import depthwise_strategies
-from .rewrites.siblings import stack_siblings
+from .rewrites import depthwise, im2col, siblings
+from .rewrites.choice import Rewrite
+from .rewrites.choice import run as run_rewrite
 from .transforms.dispatch_regions import apply_plan
+
+# The rewrites the cost model chooses per site, in the order they run (after conv-bn's folding).
+COST_REWRITES: dict[str, Rewrite] = {rw.name: rw for rw in (im2col.REWRITE, depthwise.REWRITE, siblings.REWRITE)}
 
 FUSION_MODES = STRATEGY_NAMES
 DEFAULT_FUSION = DEFAULT_STRATEGY
@@ -70,25 +73,17 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         applied: dict[str, int] = {}
         off = set(control.disabled_patterns)
         if fusion == "cost" and constraints.max_fusions is None:
-            for name in ("conv-bn", "conv-strategy", "depthwise-taps", "sibling-matmuls"):
+            for name in ("conv-bn", *COST_REWRITES):
                 if name in off:
                     continue
                 skip = set(constraints.barriers).union(*constraints.pins)
                 if name == "conv-bn":
                     folded = fold_conv_bn(graph, ops, skip)
                     applied[name], changed = len(folded), bool(folded)
-                elif name == "conv-strategy":
-                    notes, changed = conv_strategies(graph, ops, desc, skip)
-                    rewrites += notes
-                    applied[name] = sum("im2col + matmul" in n for n in notes)
-                elif name == "depthwise-taps":
-                    notes, changed = depthwise_strategies(graph, ops, desc, skip)
-                    rewrites += notes
-                    applied[name] = sum("window taps (" in n for n in notes)
                 else:
-                    notes, changed = stack_siblings(graph, ops, desc, skip)
-                    rewrites += notes
-                    applied[name] = len(notes)  # sets found; the notes say which were stacked and why
+                    outcome = run_rewrite(COST_REWRITES[name], graph, ops, desc, skip)
+                    rewrites += outcome.notes
+                    applied[name], changed = outcome.found, outcome.changed  # notes say which were taken
                 if changed:  # op indices moved: describe and resolve the user's matchers again
                     try:
                         f.verify()

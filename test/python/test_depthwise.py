@@ -44,7 +44,7 @@ def test_taps_desc_and_the_cost_models_choice() -> None:
     d = taps_desc(op, window(op))
     assert d.num_dps_inputs == 18 and d.flops == op.flops and d.result_shapes == ((136, 28, 28),)
     c = decide(op, window(op), get_target_desc("host"))
-    assert c.taps and c.taps_s < c.direct_s
+    assert c.take and c.after_s < c.before_s
 
 
 def dw_mlir(c: int, hw: int, k: int, s: int) -> str:

@@ -24,9 +24,10 @@ from ..cost.group import elem_bytes
 from ..cost.model import estimate
 from ..cost.targets import TargetDesc
 from ..fusion.legality import numel
-from ..fusion.plan import fmt_time
 from ..ir import ir
+from .choice import Choice, Rewrite
 
+NAME = "depthwise-taps"
 MAX_TAPS = 25
 _TERM = re.compile(r"^d(\d+)(?:\s*\*\s*(\d+))?$")
 
@@ -117,26 +118,10 @@ def taps_desc(op: OpDesc, win: Window) -> OpDesc:
                   bytes_written=numel(out_shape) * eb)
 
 
-@dataclass(frozen=True)
-class Choice:
-    op: int
-    window: Window
-    direct_s: float
-    taps_s: float
-
-    @property
-    def taps(self) -> bool:
-        return self.taps_s < self.direct_s
-
-    def note(self, graph: DataflowGraph) -> str:
-        verdict = "window taps" if self.taps else "direct"
-        return (f"depthwise-taps: op {self.op} ({graph.ops[self.op].loc}): {verdict} (predicted direct "
-                f"{fmt_time(self.direct_s)}, window taps {fmt_time(self.taps_s)})")
-
-
 def decide(op: OpDesc, win: Window, target: TargetDesc) -> Choice:
     """Pure: the depthwise conv against its taps form, each priced as its own dispatch."""
-    return Choice(op.index, win, estimate([op], target).time_s, estimate([taps_desc(op, win)], target).time_s)
+    return Choice(NAME, f"op {op.index} ({op.loc})", "direct", "window taps", estimate([op], target).time_s,
+                  estimate([taps_desc(op, win)], target).time_s)
 
 
 def find_depthwise(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[tuple[int, Window]]:
@@ -193,16 +178,6 @@ def apply_taps(op: ir.Operation, desc: OpDesc, win: Window) -> None:
     op.erase()
 
 
-def depthwise_strategies(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc,
-                         skip: set[int] = frozenset(), force: str | None = None) -> tuple[list[str], bool]:
-    """Choose and apply a strategy per depthwise conv; one note per conv and whether the IR changed.
-    `force` ("direct" | "taps") overrides the cost model (measurements and tests)."""
-    notes, changed = [], False
-    for i, win in find_depthwise(graph, skip):
-        c = decide(graph.ops[i], win, target)
-        take = c.taps if force is None else force == "taps"
-        notes.append(c.note(graph) + ("" if force is None else f" [forced {force}]"))
-        if take:
-            apply_taps(ops[i], graph.ops[i], win)
-            changed = True
-    return notes, changed
+REWRITE = Rewrite(NAME, lambda graph, ops, skip: find_depthwise(graph, skip),
+                  lambda graph, site, target: decide(graph.ops[site[0]], site[1], target),
+                  lambda graph, ops, site: apply_taps(ops[site[0]], graph.ops[site[0]], site[1]))

@@ -6,7 +6,7 @@ is not vectorized along a contiguous dim and cannot use data tiling; the same wo
 build and 95 ms with IREE's own im2col + data tiling. But im2col materializes every window: a 3x3
 conv writes and reads 9x its input, which can cost more than it saves (IREE's flag made VGG-19 slower
 on an AVX-512 machine). So the choice is made per conv, by comparing predicted times (`decide`,
-pure): the conv as it is, against the window copy plus the matmul.
+pure): the conv as it is, against the window copy plus the matmul (rewrites/choice.py runs it).
 
 The rewrite works on the generic form our import produces (named convs generalized, unit batch
 folded): input `[C, H, W]` read at `(c, oh*s + kh, ow*s + kw)`, filter `[F, C, KH, KW]`, output
@@ -33,8 +33,10 @@ from ..cost.group import elem_bytes
 from ..cost.model import estimate
 from ..cost.targets import TargetDesc
 from ..fusion.legality import numel
-from ..fusion.plan import fmt_time
 from ..ir import ir
+from .choice import Choice, Rewrite
+
+NAME = "conv-strategy"
 
 _DIM = re.compile(r"\bd(\d+)\b")
 
@@ -132,28 +134,11 @@ def im2col_descs(op: OpDesc, lay: ConvLayout) -> tuple[OpDesc, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True)
-class Choice:
-    op: int
-    layout: ConvLayout
-    direct_s: float
-    im2col_s: float
-
-    @property
-    def im2col(self) -> bool:
-        return self.im2col_s < self.direct_s
-
-    def note(self, graph: DataflowGraph) -> str:
-        verdict = "im2col + matmul" if self.im2col else "direct"
-        return (f"conv-strategy: op {self.op} ({graph.ops[self.op].loc}): {verdict} (predicted direct "
-                f"{fmt_time(self.direct_s)}, window copy + matmul {fmt_time(self.im2col_s)})")
-
-
 def decide(op: OpDesc, lay: ConvLayout, target: TargetDesc) -> Choice:
     """Pure: the conv alone against its rewrite, each op priced as its own dispatch."""
     direct = estimate([op], target).time_s
     after = sum(estimate([d], target).time_s for d in im2col_descs(op, lay))
-    return Choice(op.index, lay, direct, after)
+    return Choice(NAME, f"op {op.index} ({op.loc})", "direct", "im2col + matmul", direct, after)
 
 
 def find_convs(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[tuple[int, ConvLayout]]:
@@ -233,35 +218,13 @@ PROPAGATE = ("func.func(iree-dispatch-creation-bubble-up-expand-shapes,iree-disp
              "canonicalize,cse)")
 
 
-def _func_of(op: ir.Operation) -> ir.Operation:
-    fn = op
-    while fn.name != "func.func":
-        fn = fn.parent
-    return fn
-
-
 def _propagate_reshapes(fn: ir.Operation) -> None:
     from iree.compiler.passmanager import PassManager
 
     PassManager.parse(PROPAGATE, context=fn.context).run(fn)
 
 
-def conv_strategies(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc,
-                    skip: set[int] = frozenset(), force: str | None = None) -> tuple[list[str], bool]:
-    """Choose and apply a strategy per conv; returns one note per conv and whether the IR changed (the
-    function's ops are then stale: the caller describes it again). `force` ("direct" | "im2col")
-    overrides the cost model (for measurements and tests)."""
-    notes, changed = [], False
-    fn = _func_of(ops[0]) if ops else None
-    for i, lay in find_convs(graph, skip):
-        c = decide(graph.ops[i], lay, target)
-        take = c.im2col if force is None else force == "im2col"
-        notes.append(c.note(graph) + ("" if force is None else f" [forced {force}]"))
-        if take:
-            apply_im2col(ops[i], graph.ops[i], lay)
-            changed = True
-    if changed and fn is not None:
-        _propagate_reshapes(fn)
-    return notes, changed
-
-
+REWRITE = Rewrite(NAME, lambda graph, ops, skip: find_convs(graph, skip),
+                  lambda graph, site, target: decide(graph.ops[site[0]], site[1], target),
+                  lambda graph, ops, site: apply_im2col(ops[site[0]], graph.ops[site[0]], site[1]),
+                  finish=_propagate_reshapes)

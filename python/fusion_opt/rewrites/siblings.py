@@ -20,9 +20,10 @@ from ..cost.group import elem_bytes
 from ..cost.model import estimate
 from ..cost.targets import TargetDesc
 from ..fusion.legality import numel
-from ..fusion.plan import fmt_time
 from ..ir import ir
+from .choice import Choice, Rewrite
 
+NAME = "sibling-matmuls"
 STACKABLE = ("linalg.matmul", "linalg.batch_matmul")
 
 
@@ -33,23 +34,6 @@ class Stacking:
     ops: tuple[int, ...]
     weight_dim: int
     result_dim: int
-
-
-@dataclass(frozen=True)
-class Verdict:
-    stacking: Stacking
-    before_s: float
-    after_s: float
-
-    @property
-    def profitable(self) -> bool:
-        return self.after_s < self.before_s
-
-    def note(self, graph: DataflowGraph) -> str:
-        locs = ", ".join(f"{i}:{graph.ops[i].name.split('.')[-1]}@{graph.ops[i].loc}" for i in self.stacking.ops)
-        what = "stacked into one matmul" if self.profitable else "not stacked"
-        return (f"horizontal: {len(self.stacking.ops)} sibling matmuls reading one input ({locs}) {what}: "
-                f"predicted {fmt_time(self.before_s)} apart -> {fmt_time(self.after_s)} stacked")
 
 
 def n_dims(op: OpDesc) -> tuple[int, int] | None:
@@ -89,12 +73,15 @@ def stacked_desc(ops: Sequence[OpDesc], s: Stacking) -> OpDesc:
 STACKED_EFFICIENCY = 0.65
 
 
-def decide(graph: DataflowGraph, s: Stacking, target: TargetDesc) -> Verdict:
+def decide(graph: DataflowGraph, s: Stacking, target: TargetDesc) -> Choice:
+    """Pure: the siblings apart against the stacked matmul."""
     ops = [graph.ops[i] for i in s.ops]
     before = sum(estimate([o], target).time_s for o in ops)
     # The slices of the stacked result are contiguous (one per outer index): views, no copies.
     after = estimate([stacked_desc(ops, s)], target).time_s / STACKED_EFFICIENCY
-    return Verdict(s, before, after)
+    locs = ", ".join(f"{i}:{o.name.split('.')[-1]}@{o.loc}" for i, o in zip(s.ops, ops))
+    return Choice(NAME, f"{len(ops)} matmuls reading one input ({locs})", "apart", "stacked into one matmul",
+                  before, after)
 
 
 # ---- finding siblings in the IR ------------------------------------------------------------------
@@ -199,15 +186,4 @@ def apply_stacking(ops: Sequence[ir.Operation], s: Stacking) -> None:
         m.erase()
 
 
-def stack_siblings(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc,
-                   barred: set[int] = frozenset()) -> tuple[list[str], bool]:
-    """Stack every profitable sibling set in place; returns the notes (every set, taken or not) and
-    whether the IR changed (the caller then describes the function again)."""
-    notes, changed = [], False
-    for s in find_siblings(graph, ops, barred):
-        v = decide(graph, s, target)
-        notes.append(v.note(graph))
-        if v.profitable:
-            apply_stacking(ops, s)
-            changed = True
-    return notes, changed
+REWRITE = Rewrite(NAME, find_siblings, decide, lambda graph, ops, site: apply_stacking(ops, site))

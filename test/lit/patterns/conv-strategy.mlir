@@ -14,7 +14,7 @@
 // CHECK: arith.maximumf
 // CHECK: flow.return
 // CHECK: tensor.expand_shape
-// PLAN: note: conv-strategy: op {{[0-9]+}} ({{.*}}): im2col + matmul (predicted direct {{.*}}, window copy + matmul {{.*}})
+// PLAN: note: conv-strategy: op {{[0-9]+}} ({{.*}}): im2col + matmul (predicted direct {{.*}}, im2col + matmul {{.*}})
 // PLAN: patterns: conv-strategy 1
 // OFF-LABEL: func.func @conv
 // OFF: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<32x30x30xf32>, tensor<32x32x3x3xf32>)
