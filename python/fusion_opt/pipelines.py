@@ -15,13 +15,14 @@ from .patterns import PATTERN_NAMES
 from .patterns import get as get_pattern
 from .patterns import hits as pattern_hits
 from .patterns.conv_bn import fold_conv_bn
-from .rewrites import depthwise, im2col, siblings
+from .rewrites import attention, depthwise, im2col, siblings
 from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
 from .transforms.dispatch_regions import apply_plan
 
 # The rewrites the cost model chooses per site, in the order they run (after conv-bn's folding).
-COST_REWRITES: dict[str, Rewrite] = {rw.name: rw for rw in (im2col.REWRITE, depthwise.REWRITE, siblings.REWRITE)}
+COST_REWRITES: dict[str, Rewrite] = {rw.name: rw for rw in (im2col.REWRITE, depthwise.REWRITE, siblings.REWRITE,
+                                                          attention.REWRITE)}
 
 FUSION_MODES = STRATEGY_NAMES
 DEFAULT_FUSION = DEFAULT_STRATEGY
@@ -41,10 +42,9 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                 control: ControlSpec | None = None, data_tiling: bool | None = None) -> list[PlannedFunction]:
     """Describe and plan every function of `module`. The IR is untouched except by the `cost`
     strategy's rewrite patterns (patterns/__init__.py): Conv-BN folding, the conv strategy (direct or
-    im2col + matmul, per conv, by the cost model), depthwise convs as window taps (by the cost model),
-    and horizontal stacking of
-    sibling matmuls where the cost model predicts a gain (every set is reported in the plan's notes,
-    taken or not); never on pinned, barred or --max-fusions runs, nor for disabled patterns. Pattern
+    im2col + matmul, per conv, by the cost model), depthwise convs as window taps, horizontal stacking
+    of sibling matmuls and attention as IREE's fused op, each where the cost model predicts a gain
+    (`COST_REWRITES`; every site is reported in the plan's notes, taken or not); never on pinned, barred or --max-fusions runs, nor for disabled patterns. Pattern
     hits are recorded in `plan.patterns`; a disabled grouping pattern bars its ops from merging.
 
     Groups are priced with the cost model of `target` whatever the strategy, so plans compare.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import statistics
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from fusion_opt.bench import cli, iree_best, plot, roofline, summary
+from fusion_opt.bench import cli, iree_best, plot, roofline, runner, summary
 
 needs_ort = pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None,
                                reason="onnxruntime (optional test dependency) is not installed")
@@ -69,6 +70,15 @@ def test_noise_summary() -> None:
                  "samples": 6}
     assert summary.noise_line(n) == "noise: median CV 6.2%, worst 20.0% (resnet50, ours)"
     assert summary.noise_line(summary.noise([{"model": "x"}])) == "noise: no timings"
+
+
+def test_paired_ratio_cancels_a_drift() -> None:
+    # ours runs 0.9x the other; the machine slows down 3x from the middle of round 3 (after ours ran, before
+    # the other did): the ratio of the medians says 2.7 (27 / 10), the median of the per-round ratios 0.9.
+    ours, other = [9.0, 9.0, 27.0, 27.0, 27.0], [10.0, 10.0, 10.0, 30.0, 30.0]
+    assert statistics.median(ours) / statistics.median(other) == pytest.approx(2.7)
+    assert runner.paired_ratio(ours, other) == pytest.approx(0.9)
+    assert runner.paired_ratio([1.0, 2.0, 9.0], [1.0, 1.0, 1.0]) == 2.0
 
 
 def test_geomeans_and_roofline_check() -> None:
@@ -132,7 +142,9 @@ def test_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert rec["dispatches_ours"] <= rec["dispatches_iree_same_graph"]  # the planner vs IREE, same graph
     assert doc["config"]["peak_flops"] > 0 and doc["config"]["bandwidth"] > 0
     assert "--iree-opt-data-tiling" in doc["config"]["iree_best_flags"]
-    assert set(doc["geomean"]) == {f"ours_over_{o}" for o in summary.RATIOS}
+    assert set(doc["geomean"]) == ({f"ours_over_{o}" for o in summary.RATIOS}
+                                   | {f"ours_over_{o}_paired" for o in summary.PAIRED})
+    assert rec["ours_over_iree_best_paired"] > 0 and rec["ours_over_ort_paired"] > 0
     assert doc["noise"]["samples"] >= 5
     ET.parse(out.with_suffix(".svg"))
     assert "noise: median CV" in capsys.readouterr().out

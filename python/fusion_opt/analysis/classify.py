@@ -5,6 +5,7 @@ name is consulted only for ops without indexing maps (tensor.pad, reshapes, conc
 """
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -22,6 +23,9 @@ NAME_KINDS: dict[str, tuple[OpKind, str]] = {
     "tensor.bitcast": (OpKind.INJECTIVE, "element reinterpretation: metadata only"),
     "tensor.concat": (OpKind.OPAQUE, "several inputs scattered into one buffer: left to IREE"),
 }
+
+# IREE's fused attention op (rewrites/attention.py writes it): classified by name, priced as its own work.
+ATTENTION_OP = "iree_linalg_ext.attention"
 
 MUL_OPS = frozenset({"arith.mulf", "arith.muli"})
 ADD_OPS = frozenset({"arith.addf", "arith.addi"})
@@ -104,3 +108,14 @@ def explain(iterator_types: Sequence[str], map_dims: Sequence[Sequence[int]], nu
 
 HEAVY = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.REDUCTION, OpKind.PAD, OpKind.OPAQUE})
 LIGHT = frozenset({OpKind.ELEMENTWISE, OpKind.BROADCAST, OpKind.INJECTIVE})
+
+
+def attention_flops(map_dims: Sequence[Sequence[int]], loop_ranges: Sequence[int]) -> int:
+    """FLOPs of a fused attention op from its maps (Q, K, V, scale[, mask], output): QK^T and PV at 2 per
+    multiply-accumulate, and ~5 per score for the scale, max, exp, sum and divide of the softmax."""
+    q, k, v, out = (set(m) - {-1} for m in (map_dims[0], map_dims[1], map_dims[2], map_dims[-1]))
+    scores = (q | k) - ((q & k) - out)  # (batch, m, k2): the head dim k1 is reduced away
+
+    def size(dims: set[int]) -> int:
+        return math.prod(loop_ranges[d] for d in dims)
+    return 2 * size(q | k) + 2 * size(out | v) + 5 * size(scores)

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from ..ir import block_ops, ir, linalg, symbol_name
 from ..testhooks import DISABLED_RULES
-from .classify import explain
-from .opdesc import DataflowGraph, Edge, OpDesc
+from .classify import ATTENTION_OP, attention_flops, explain
+from .opdesc import DataflowGraph, Edge, OpDesc, OpKind
 
 # Free values: rematerialized anywhere, never a graph node (operands they define read as None).
 FREE_OPS = frozenset({"arith.constant", "tensor.empty", "func.return"})
@@ -32,7 +32,7 @@ NO_FLOP = frozenset({
     "arith.fptoui", "linalg.index",
 })
 TERMINATORS = frozenset({"linalg.yield", "tensor.yield"})
-KEPT_ATTRS = ("strides", "dilations", "static_low", "static_high", "reassociation", "dimensions",
+KEPT_ATTRS = ("strides", "dilations", "static_low", "static_high", "reassociation", "dimensions", "dimension",
               "permutation", "static_offsets", "static_sizes", "static_strides")
 _ITER = re.compile(r"<(\w+)>")
 _FILE_LOC = re.compile(r'loc\("([^"]*)":(\d+):(\d+)')
@@ -130,7 +130,8 @@ def describe_op(op: ir.Operation, index: int, operands: tuple[int | None, ...], 
     operand_shapes = tuple(_shape(t) for t in in_types)
     result_shapes = tuple(_shape(t) for t in out_types)
     body_ops, body_used = _body(op)
-    maps_attr = linalg.get_indexing_maps(op) if name.startswith("linalg.") else None
+    maps_attr = (linalg.get_indexing_maps(op) if name.startswith("linalg.")
+                 else op.attributes["indexing_maps"] if name == ATTENTION_OP else None)
     if maps_attr is not None:
         maps = [ir.AffineMapAttr(a).value for a in maps_attr]
         map_text = tuple(str(m) for m in maps)
@@ -151,6 +152,10 @@ def describe_op(op: ir.Operation, index: int, operands: tuple[int | None, ...], 
         read = [True] * len(in_types)
     kind, why = explain(iterators, map_dims, num_inputs, body_ops, name, map_text)
     n_flop_ops = sum(1 for b in body_ops if b.split(".")[0] in ("arith", "math") and b not in NO_FLOP)
+    flops = math.prod(loop_ranges) * n_flop_ops if loop_ranges else n_flop_ops
+    if name == ATTENTION_OP:  # two contractions and a softmax in one op: its own kind of work
+        kind, why = OpKind.OPAQUE, "fused attention (QK^T, softmax, PV in one op)"
+        flops = attention_flops(map_dims, loop_ranges)
     has_tensor_result = any(isinstance(t, ir.RankedTensorType) for t in out_types)
     dispatchable = (has_tensor_result and (name not in NOT_DISPATCHABLE or _pad_boundary_dropped(name))
                     and name.split(".")[0] in DISPATCH_DIALECTS)
@@ -161,7 +166,7 @@ def describe_op(op: ir.Operation, index: int, operands: tuple[int | None, ...], 
         element_types=tuple(str(_elem(t)) for t in in_types + out_types),
         operand_shapes=operand_shapes, result_shapes=result_shapes, operands=operands,
         num_dps_inputs=num_inputs, body_ops=body_ops,
-        flops=math.prod(loop_ranges) * n_flop_ops if loop_ranges else n_flop_ops,
+        flops=flops,
         bytes_read=sum(_bytes(t) for t, r in zip(in_types, read) if r),
         bytes_written=sum(_bytes(t) for t in out_types),
         dispatchable=dispatchable, attrs=attrs + (("kind_reason", why),),

@@ -141,6 +141,7 @@ def print_table(records: list[dict[str, Any]], modes: Sequence[str]) -> None:
     spec = ([(f"{c}_ms", f"{c} ms", ".4g") for c in [*cols, "iree_best", "ort", "roofline"]]
             + [(f"ours_over_{o}", f"ours/{h}", ".2f") for o, h in
                (("iree", "iree"), ("iree_best", "best"), ("greedy", "greedy"), ("ort", "ort"))]
+            + [("ours_over_iree_best_paired", "best~", ".2f"), ("ours_over_ort_paired", "ort~", ".2f")]
             + [("ours_over_roofline", "ours/roof", ".4g")]
             + [(f"dispatches_{c}", f"d_{c}", "d") for c in cols]
             + [("dispatches_iree_same_graph", "d_iree_same", "d")]

@@ -58,8 +58,10 @@ def _timings(ms: list[float]) -> dict[str, float]:
             "stdev_ms": statistics.stdev(ms) if len(ms) > 1 else 0.0}
 
 
-def measure(fns: dict[str, Callable[[], Any]], repeat: int, warmup: int) -> dict[str, dict[str, float]]:
-    """Warm-up rounds, then `repeat` timed rounds; each round runs every engine once, in rotating order."""
+def measure(fns: dict[str, Callable[[], Any]], repeat: int, warmup: int,
+            rounds: dict[str, list[float]] | None = None) -> dict[str, dict[str, float]]:
+    """Warm-up rounds, then `repeat` timed rounds; each round runs every engine once, in rotating order.
+    `rounds`, when given, receives every engine's per-round milliseconds (for paired ratios)."""
     names = list(fns)
     for _ in range(warmup):
         for n in names:
@@ -70,7 +72,16 @@ def measure(fns: dict[str, Callable[[], Any]], repeat: int, warmup: int) -> dict
             t0 = time.perf_counter()
             fns[n]()
             samples[n].append((time.perf_counter() - t0) * 1e3)
+    if rounds is not None:
+        rounds.update(samples)
     return {n: _timings(s) for n, s in samples.items()}
+
+
+def paired_ratio(ours: Sequence[float], other: Sequence[float]) -> float:
+    """Median over rounds of ours / other, each ratio from one round: a drift of the machine over the run
+    (another process, thermal state) slows both engines of a round alike and cancels, where a ratio of
+    the two medians keeps whatever the drift did to each engine's half of the rounds."""
+    return statistics.median(a / b for a, b in zip(ours, other) if b > 0)
 
 
 def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warmup: int, seed: int = 0,
@@ -147,14 +158,17 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
     for col, got in outs.items():
         if refs is not None and not (col == "ort" and rec["reference"] == "onnxruntime"):
             rec["max_abs_err" if col == "ours" else f"{col}_max_abs_err"] = max_abs_err(got, refs)
+    rounds: dict[str, list[float]] = {}
     if fns:
-        for col, t in measure(fns, repeat, warmup).items():
+        for col, t in measure(fns, repeat, warmup, rounds).items():
             rec[f"{col}_ms"] = round(t["ms"], 4)
             for k in ("min_ms", "max_ms", "stdev_ms"):
                 rec[f"{col}_{k}"] = round(t[k], 4)
     for other in OTHERS:
         if "ours_ms" in rec and rec.get(f"{other}_ms"):
             rec[f"ours_over_{other}"] = round(rec["ours_ms"] / rec[f"{other}_ms"], 4)
+        if "ours" in rounds and rounds.get(other):
+            rec[f"ours_over_{other}_paired"] = round(paired_ratio(rounds["ours"], rounds[other]), 4)
     if errors:
         rec["error"] = "; ".join(errors)
     return rec

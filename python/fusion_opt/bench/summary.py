@@ -10,8 +10,10 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-# Ratios whose geometric means the report carries (ours / X).
+# Ratios whose geometric means the report carries (ours / X), and those also measured round by round
+# (`ours_over_X_paired`: median of the per-round ratios, runner.paired_ratio).
 RATIOS = ("iree", "iree_best", "ort", "greedy", "roofline")
+PAIRED = ("iree", "iree_best", "ort", "greedy")
 
 
 def _engines(rec: dict[str, Any]) -> list[str]:
@@ -28,6 +30,8 @@ def geomean(values: Sequence[float | None]) -> float | None:
 def geomeans(records: Sequence[dict[str, Any]]) -> dict[str, float | None]:
     """{"ours_over_X": geomean over the models that have it} for X in RATIOS."""
     means = {f"ours_over_{o}": geomean([r.get(f"ours_over_{o}") for r in records]) for o in RATIOS}
+    means.update({f"ours_over_{o}_paired": geomean([r.get(f"ours_over_{o}_paired") for r in records])
+                  for o in PAIRED})
     return {k: (round(v, 4) if v is not None else None) for k, v in means.items()}
 
 

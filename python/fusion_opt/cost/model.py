@@ -45,7 +45,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from ..analysis.classify import map_results
+from ..analysis.classify import ATTENTION_OP, map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from .group import GroupView, TensorRef, distribution, elem_bytes, group_view, view_of_ops
 from .targets import TargetDesc
@@ -126,13 +126,16 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
     else `convolution.strided` (input read with a stride), `convolution.1x1` (window of 1: a matmul in
     disguise) or `convolution`; other convs: `convolution.depthwise` (no channel reduction) or
     `convolution.generic` (grouped: IREE's default tiling). On GPUs only 1x1/depthwise are told apart.
-    `reduction.window` is pooling. On a CPU, `contraction.strided`: an input read with a stride (a
+    `reduction.window` is pooling; IREE's fused attention op is `attention` (`attention.cpu` on a CPU,
+    where IREE 3.13 runs it ~18x slower than its split form). On a CPU, `contraction.strided`: an input read with a stride (a
     strided 1x1 conv as a matmul: neither data-tiled nor vectorized along the strided loops; ResNet-50's
     1024x14x14x512 one ran at 2.9 GFLOP/s), else `contraction.data_tiled` when compiled with data
     tiling (`TargetDesc.data_tiling`: packed operands, mmt4d micro-kernel) and it is a plain matmul
     (`data_tileable`): IREE 3.13 runs a 1x1 conv left as F x (H, W) x C at 28-43 GFLOP/s with data
     tiling on, its 2-D matmul form at 100+; batch matmuls gained nothing. Lookup (`efficiency`)
     drops suffixes until a key has a constant."""
+    if op.name == ATTENTION_OP:
+        return "attention.cpu" if _cpu(t) is not None else "attention"
     if op.kind is OpKind.CONTRACTION and _cpu(t) is not None and t is not None:
         if any_strided(op):
             return "contraction.strided"
@@ -217,7 +220,9 @@ def efficiency(op: OpDesc, t: TargetDesc) -> float:
 
 
 def op_compute_s(op: OpDesc, t: TargetDesc) -> float:
-    return op.flops / (t.peak(op_dtype(op), op.kind in MATRIX) * efficiency(op, t) * shape_facts(op, t)[1])
+    """Infinite where the target's efficiency is 0: code IREE cannot produce for it (never chosen)."""
+    rate = t.peak(op_dtype(op), op.kind in MATRIX) * efficiency(op, t) * shape_facts(op, t)[1]
+    return op.flops / rate if rate > 0 else math.inf
 
 
 def iteration_key(root: OpDesc, t: TargetDesc | None = None) -> str | None:
@@ -229,8 +234,8 @@ def iteration_key(root: OpDesc, t: TargetDesc | None = None) -> str | None:
     accumulator chain); `iteration.transposed`: an operand indexes it but varies fastest along
     another loop (a transpose: strided element accesses)."""
     cpu = _cpu(t)
-    if cpu is None or root.kind in MATRIX or conv2d_tiles(root, *cpu) is not None:
-        return None  # contractions, convs and pooling: priced per FLOP (efficiency_key)
+    if cpu is None or root.kind in MATRIX or root.name == ATTENTION_OP or conv2d_tiles(root, *cpu) is not None:
+        return None  # contractions, convs, pooling and fused attention: priced per FLOP (efficiency_key)
     if masked(root, cpu[0]):
         return "iteration.masked"
     d = vector_dim(root)

@@ -75,6 +75,12 @@ class TargetDesc:
         # IREE's depthwise conv code (no channel reduction): ShuffleNet's 136x28x28 3x3 at ~2 GFLOP/s
         # (calibrated 0.028 on the host)
         "convolution.depthwise": 0.03,
+        # IREE's fused attention op (iree_linalg_ext.attention, rewrites/attention.py): on GPUs IREE's
+        # tiled online-softmax kernel, priced like other opaque ops until measured; on this CPU IREE
+        # 3.13's code ran at 0.6-1.5 GFLOP/s (batch x M x K2 x D: 4x128x128x64 11.6 ms against 0.49 ms
+        # split in three; 12x128x128x64 44 vs 0.97 ms; 1x512x512x64 50 vs 1.1 ms; 2x8x8x4 equal,
+        # launch-bound). 0 on a target means IREE cannot compile it there (Vulkan/SPIR-V in 3.13)
+        "attention": 0.3, "attention.cpu": 0.01,
         "iteration.masked": 0.01, "iteration.reduction": 0.02, "iteration.transposed": 0.02})
     # achieved / nominal bandwidth per level ("dram", "L1", ...); "cold" (absent: 1) scales the shared
     # level's rate for data other cores wrote (CPUs, model.cold_s)

@@ -42,6 +42,11 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("sibling-matmuls", "matmuls reading one input with constant weights (Q/K/V) can share one launch "
             "and one read of the input", "stacked into one contraction where the cost model predicts a gain "
             "(rewrites/siblings.py)", match.sibling_matmuls, rewrite=True),
+    Pattern("attention-op", "QK^T, scale, softmax, PV split in three dispatches write and read the score matrix "
+            "between each; IREE's fused attention op tiles them with an online softmax, scores never in memory",
+            "per chain, by the cost model: kept split (three groups), or one iree_linalg_ext.attention "
+            "(rewrites/attention.py; on this CPU IREE 3.13's op runs ~20x slower, so it is taken on GPU targets)",
+            match.attention_op, rewrite=True),
     Pattern("conv-epilogue", "bias, BatchNorm, activation and residual add written once from registers instead "
             "of a round trip to memory each", "one group with its conv/matmul (rule root-space)", match.conv_epilogue),
     Pattern("pad-conv", "a conv's zero padding as a separate copy costs a dispatch and a full read/write",
@@ -57,8 +62,8 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("rmsnorm", "mean of squares and rsqrt scale of a row, like LayerNorm without the mean",
             "one row-wise multi-reduction group", match.rmsnorm),
     Pattern("attention", "QK^T, scale, softmax, V: the score matrix is the largest intermediate",
-            "QK^T with its scale in one group, softmax one, PV one (IREE 3.13's fused attention op is not "
-            "formed from Linalg input here)", match.attention),
+            "QK^T with its scale in one group, softmax one, PV one, where `attention-op` keeps it split (IREE "
+            "3.13 does not form its fused attention op from Linalg input itself)", match.attention),
     Pattern("elementwise-chain", "elementwise ops of any length need one read and one write when fused",
             "one group", match.elementwise_chain),
 )

@@ -174,6 +174,12 @@ def attention(graph: DataflowGraph) -> Hits:
     return out
 
 
+def attention_op(graph: DataflowGraph) -> Hits:
+    from ..rewrites.attention import candidates
+
+    return [s.ops for s in candidates(graph)]
+
+
 def elementwise_chain(graph: DataflowGraph) -> Hits:
     """Maximal runs of >= 2 elementwise ops, each the only consumer of the previous one."""
     def nxt(i: int) -> int | None:

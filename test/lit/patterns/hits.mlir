@@ -4,6 +4,7 @@
 // LIST: conv-bn{{ +}}rewrite
 // LIST: conv-strategy{{ +}}rewrite
 // LIST: sibling-matmuls{{ +}}rewrite
+// LIST: attention-op{{ +}}rewrite
 // LIST: layernorm{{ +}}grouping
 
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
@@ -205,8 +206,11 @@ func.func @linear_gelu(%x: tensor<8x16xf32>) -> tensor<8x32xf32> {
 
 // -----
 
+// A tiny attention is launch-bound: the fused op (one dispatch) is predicted faster even on this CPU
+// (measured equal: 0.138 ms per call either way); attention-op.mlir has the split case.
 // CHECK-LABEL: function @attention:
-// CHECK: patterns: conv-epilogue 1, softmax 1, attention 1
+// CHECK: note: attention-op: ops 1, 2, 3, 5 ({{.*}}): attention op (predicted split
+// CHECK: patterns: attention-op 1
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 func.func @attention(%q: tensor<2x8x4xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   %zero = arith.constant 0.0 : f32
