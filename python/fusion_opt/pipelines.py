@@ -16,6 +16,7 @@ from .patterns import get as get_pattern
 from .patterns import hits as pattern_hits
 from .patterns.conv_bn import fold_conv_bn
 from .rewrites import attention, depthwise, im2col, siblings
+from .rewrites.bias_epilogue import bias_to_epilogue
 from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
 from .transforms.dispatch_regions import apply_plan
@@ -41,7 +42,8 @@ class PlannedFunction:
 def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: str = "host",
                 control: ControlSpec | None = None, data_tiling: bool | None = None) -> list[PlannedFunction]:
     """Describe and plan every function of `module`. The IR is untouched except by the `cost`
-    strategy's rewrite patterns (patterns/__init__.py): Conv-BN folding, the conv strategy (direct or
+    strategy's rewrite patterns (patterns/__init__.py): Conv-BN folding, conv/matmul biases moved from
+    the accumulator to an epilogue add, the conv strategy (direct or
     im2col + matmul, per conv, by the cost model), depthwise convs as window taps, horizontal stacking
     of sibling matmuls and attention as IREE's fused op, each where the cost model predicts a gain
     (`COST_REWRITES`; every site is reported in the plan's notes, taken or not); never on pinned, barred or --max-fusions runs, nor for disabled patterns. Pattern
@@ -73,13 +75,16 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         applied: dict[str, int] = {}
         off = set(control.disabled_patterns)
         if fusion == "cost" and constraints.max_fusions is None:
-            for name in ("conv-bn", *COST_REWRITES):
+            for name in ("conv-bn", "bias-epilogue", *COST_REWRITES):
                 if name in off:
                     continue
                 skip = set(constraints.barriers).union(*constraints.pins)
                 if name == "conv-bn":
                     folded = fold_conv_bn(graph, ops, skip)
                     applied[name], changed = len(folded), bool(folded)
+                elif name == "bias-epilogue":
+                    applied[name] = bias_to_epilogue(graph, ops, skip)
+                    changed = applied[name] > 0
                 else:
                     outcome = run_rewrite(COST_REWRITES[name], graph, ops, desc, skip)
                     rewrites += outcome.notes

@@ -87,7 +87,10 @@ def test_fold_leaves_one_epilogue_op_and_no_subtraction() -> None:
     ops = [m.graphs[0].ops[i].body_ops for g in m.plan.groups for i in g.ops]
     assert ("arith.subf",) not in ops
     conv_group = next(g for g in m.plan.groups if g.kind.startswith("convolution"))
-    assert len(conv_group.ops) == 2                     # the conv and one bias add
+    members = [m.graphs[0].ops[i] for i in conv_group.ops]
+    # the conv accumulating into a zero fill (its own bias folded into the shift) and one bias add
+    assert [o.name for o in members].count("linalg.fill") == 1 and len(members) == 3
+    assert [o.body_ops for o in members if o.kind.value != "convolution" and o.name != "linalg.fill"] == [("arith.addf",)]
 
 
 def _plan(name: str, **kw):

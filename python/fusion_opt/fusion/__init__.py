@@ -51,7 +51,7 @@ def plan(graph: DataflowGraph, strategy: str = DEFAULT_STRATEGY, target=None,
             target = get_target_desc("host")
         from .handoff import hand_padded_groups_to_iree
 
-        return hand_padded_groups_to_iree(plan_search(graph, target, **kw), graph, constraints)
+        return hand_padded_groups_to_iree(plan_search(graph, target, **kw), graph, constraints, target.data_tiling)
     try:
         planner = STRATEGIES[strategy]
     except KeyError:

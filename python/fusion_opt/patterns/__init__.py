@@ -30,6 +30,10 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("conv-bn", "inference BatchNorm (and a bias add) after a conv/matmul is y*s[c]+b[c] with constant "
             "s, b: 4-5 elementwise ops per output element", "folded into the weights and one bias add; "
             "s, b and the scaled weights are evaluated by IREE at compile time", match.conv_bn, rewrite=True),
+    Pattern("bias-epilogue", "a conv/matmul accumulating into its bias broadcast to the whole output reads (or, "
+            "past IREE's const-eval size limit, computes in a dispatch of its own) an output-sized tensor per call",
+            "accumulate into a zero fill, add the [F] bias in an epilogue that joins the contraction's group "
+            "(rewrites/bias_epilogue.py)", match.bias_epilogue, rewrite=True),
     Pattern("conv-strategy", "IREE's direct NCHW conv code is scalar along the window and cannot use data tiling; "
             "as a matmul it gets packed mmt4d tiles (ResNet-50: 729 -> 95 ms in IREE's own build)",
             "per conv, by the cost model: direct, or a window copy (im2col) + one 2-D matmul "

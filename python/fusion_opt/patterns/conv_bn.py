@@ -184,15 +184,17 @@ def fold_chain(ops: Sequence[ir.Operation], graph: DataflowGraph, chain: AffineC
             wid = ir.AffineMap.get_identity(wtype.rank)
             wch = ir.AffineMap.get(wtype.rank, 0, [ir.AffineDimExpr.get(chain.weight_pos)])
             weight = generic(wtype, [weight, scale], [wid, wch, wid], "mul")
-        bias_op = None
-        if init_kind == "bias" and scale is not None:  # (conv + bias) * s = conv(W * s) + bias * s
-            scaled = vec(init.owner.operands[0], scale, "mul")
-            bias_op = init.owner.clone()  # after what it reads, before the new root that reads it
-            bias_op.operands[0] = scaled
+        zero_init = None
+        if init_kind == "bias":  # (conv + bias) * s + t = conv(W * s) + (bias * s + t): one add, zero init
+            bias = init.owner.operands[0]
+            bias = vec(bias, scale, "mul") if scale is not None else bias
+            shift = bias if shift is None else vec(bias, shift, "add")
+            zero = arith.ConstantOp(elt, ir.FloatAttr.get(elt, 0.0)).result
+            zero_init = linalg.fill(zero, outs=[tensor.EmptyOp(list(rtype.shape), elt).result])
         new_root = root.clone()
         new_root.operands[1] = weight
-        if bias_op is not None:
-            new_root.operands[len(root.operands) - 1] = bias_op.results[0]
+        if zero_init is not None:
+            new_root.operands[len(root.operands) - 1] = zero_init
         result = new_root.results[0]
         if shift is not None:
             oid = ir.AffineMap.get_identity(rtype.rank)
@@ -203,8 +205,8 @@ def fold_chain(ops: Sequence[ir.Operation], graph: DataflowGraph, chain: AffineC
         u.erase()
     root.erase()
     old_init = init.owner
-    if init_kind == "bias" and scale is not None and not list(old_init.results[0].uses):
-        old_init.erase()  # replaced by the scaled bias; dead ops would become empty groups
+    if init_kind == "bias" and not list(old_init.results[0].uses):
+        old_init.erase()  # folded into the one bias add; dead ops would become empty groups
     return True
 
 

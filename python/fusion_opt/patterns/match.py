@@ -36,6 +36,11 @@ def conv_bn(graph: DataflowGraph) -> Hits:
     return [(c.root, *c.steps) for c in find_chains(graph)]
 
 
+def bias_epilogue(graph: DataflowGraph) -> Hits:
+    from ..rewrites.bias_epilogue import find
+    return [pair for pair in find(graph)]
+
+
 def conv_strategy(graph: DataflowGraph) -> Hits:
     from ..rewrites.im2col import find_convs
     return [(i,) for i, _ in find_convs(graph)]

@@ -2,6 +2,7 @@
 // RUN: fusion-opt %s --split-input-file --emit=plan | filecheck %s
 // RUN: fusion-opt --list-patterns | filecheck %s --check-prefix=LIST
 // LIST: conv-bn{{ +}}rewrite
+// LIST: bias-epilogue{{ +}}rewrite
 // LIST: conv-strategy{{ +}}rewrite
 // LIST: sibling-matmuls{{ +}}rewrite
 // LIST: attention-op{{ +}}rewrite

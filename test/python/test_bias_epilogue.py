@@ -1,0 +1,64 @@
+"""Conv/matmul biases moved from the accumulator to an epilogue add (rewrites/bias_epilogue.py), and the
+window copies handed to IREE when the compile data-tiles their matmul (fusion/handoff.py packed-copy)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import fusion_opt as fo
+from fusion_opt.ir import ir, new_session
+from fusion_opt.pipelines import plan_module
+from fusion_opt.rewrites import bias_epilogue
+
+LIT = Path(__file__).resolve().parents[1] / "lit" / "patterns"
+
+
+def conv_ref(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    f, c, kh, kw = w.shape
+    oh, ow = x.shape[1] - kh + 1, x.shape[2] - kw + 1
+    out = np.zeros((f, oh, ow), np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            out += np.einsum("fc,chw->fhw", w[:, :, i, j], x[:, i:i + oh, j:j + ow])
+    return np.maximum(out + b[:, None, None], 0).astype(np.float32)
+
+
+def test_bias_moves_to_the_epilogue_and_numerics_hold():
+    text = (LIT / "bias-epilogue.mlir").read_text()
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 10, 10), dtype=np.float32)
+    w = rng.standard_normal((16, 8, 3, 3), dtype=np.float32)
+    b = np.arange(1, 17, dtype=np.float32) / 10
+    moved = fo.compile_mlir(text)
+    kept = fo.compile_mlir(text, disable_patterns=["bias-epilogue"])
+    assert dict(moved.plan.patterns).get("bias-epilogue") == 1 and "bias-epilogue" not in dict(kept.plan.patterns)
+    want = conv_ref(x, w, b)
+    np.testing.assert_allclose(np.asarray(moved(x, w)), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(kept(x, w)), np.asarray(moved(x, w)), rtol=1e-5, atol=1e-5)
+
+
+def _planned(text: str, data_tiling: bool):
+    sess = new_session()
+    with sess.context:
+        module = ir.Module.parse(text)
+    return plan_module(module, "cost", "t.mlir", "host", data_tiling=data_tiling)[0]
+
+
+def test_a_broadcast_used_elsewhere_stays_the_init():
+    text = (LIT / "bias-epilogue.mlir").read_text().replace(
+        "-> tensor<16x8x8xf32> {\n  %z", "-> (tensor<16x8x8xf32>, tensor<16x8x8xf32>) {\n  %z").replace(
+        "return %r : tensor<16x8x8xf32>", "return %r, %i : tensor<16x8x8xf32>, tensor<16x8x8xf32>")
+    p = _planned(text, data_tiling=True)
+    assert bias_epilogue.find(p.graph) == [] and dict(p.plan.patterns).get("bias-epilogue") == 0
+
+
+def test_window_copies_go_to_iree_only_when_their_matmul_is_data_tiled():
+    text = (LIT / "conv-strategy.mlir").read_text()
+    tiled, plain = _planned(text, data_tiling=True), _planned(text, data_tiling=False)
+    for p in (tiled, plain):
+        assert any(": im2col + matmul (" in n for n in p.plan.notes)
+    copy = next(op.index for op in tiled.graph.ops if op.kind.value == "injective" and op.name == "linalg.generic")
+    assert copy in tiled.plan.unplaced and any("window copy feeding a data-tiled matmul" in n for n in tiled.plan.notes)
+    assert not any("window copy feeding" in n for n in plain.plan.notes)
+    assert any(copy in g.ops for g in plain.plan.groups)
