@@ -72,6 +72,16 @@ def test_noise_summary() -> None:
     assert summary.noise_line(summary.noise([{"model": "x"}])) == "noise: no timings"
 
 
+def test_rounds_shuffle_who_runs_after_whom() -> None:
+    log: list[str] = []
+    fns = {n: (lambda n=n: log.append(n)) for n in ("ours", "greedy", "iree", "iree_best", "ort")}
+    rounds: dict[str, list[float]] = {}
+    out = runner.measure(fns, repeat=40, warmup=0, rounds=rounds)
+    assert set(out) == set(fns) and all(len(v) == 40 for v in rounds.values())
+    after_ort = {log[i + 1] for i in range(len(log) - 1) if log[i] == "ort" and (i + 1) % 5}
+    assert len(after_ort) >= 3          # a rotation would always put the same engine after onnxruntime
+
+
 def test_paired_ratio_cancels_a_drift() -> None:
     # ours runs 0.9x the other; the machine slows down 3x from the middle of round 3 (after ours ran, before
     # the other did): the ratio of the medians says 2.7 (27 / 10), the median of the per-round ratios 0.9.

@@ -1,12 +1,13 @@
 """Measure one model: our fusion vs IREE's vs onnxruntime, in one process, interleaved.
 
-Interleaving (one run of each engine per round, in rotating order) spreads slow drifts of a shared 2-core machine
+Interleaving (one run of each engine per round, in a shuffled order) spreads slow drifts of a shared 2-core machine
 (thermal state, other processes, page cache) evenly over the engines instead of biasing whichever ran last;
 the median of the rounds is the headline number and min/max/stdev go into the JSON to judge the noise.
 """
 from __future__ import annotations
 
 import math
+import random
 import statistics
 import time
 import traceback
@@ -60,15 +61,21 @@ def _timings(ms: list[float]) -> dict[str, float]:
 
 def measure(fns: dict[str, Callable[[], Any]], repeat: int, warmup: int,
             rounds: dict[str, list[float]] | None = None) -> dict[str, dict[str, float]]:
-    """Warm-up rounds, then `repeat` timed rounds; each round runs every engine once, in rotating order.
+    """Warm-up rounds, then `repeat` timed rounds; each round runs every engine once, in a shuffled order
+    (seeded: the same every run). Not a rotation: rotating keeps the cyclic order, so one engine would
+    always run right after the same other one (ours after onnxruntime, whose worker threads spin on
+    after its call and whose buffers evict the previous engine's from the caches).
     `rounds`, when given, receives every engine's per-round milliseconds (for paired ratios)."""
     names = list(fns)
     for _ in range(warmup):
         for n in names:
             fns[n]()
     samples: dict[str, list[float]] = {n: [] for n in names}
-    for r in range(repeat):
-        for n in names[r % len(names):] + names[:r % len(names)]:
+    rng = random.Random(0)
+    for _ in range(repeat):
+        order = names[:]
+        rng.shuffle(order)
+        for n in order:
             t0 = time.perf_counter()
             fns[n]()
             samples[n].append((time.perf_counter() - t0) * 1e3)
