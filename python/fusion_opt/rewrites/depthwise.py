@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..analysis.classify import map_results

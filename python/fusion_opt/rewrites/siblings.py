@@ -12,7 +12,7 @@ the same weight type, the same zero-fill init and no barrier qualify.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..analysis.opdesc import DataflowGraph, OpDesc
