@@ -17,10 +17,13 @@ from .patterns import hits as pattern_hits
 from .patterns.conv_bn import fold_conv_bn
 from .rewrites import attention, depthwise, im2col, siblings
 from .rewrites.bias_epilogue import bias_to_epilogue
+from .rewrites.unit_batch import flatten_unit_batches
 from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
 from .transforms.dispatch_regions import apply_plan
 
+# Rewrites applied wherever they match (never more work), after conv-bn: name -> (graph, ops, skip) -> count.
+PLAIN_REWRITES = {"bias-epilogue": bias_to_epilogue, "unit-batch-matmul": flatten_unit_batches}
 # The rewrites the cost model chooses per site, in the order they run (after conv-bn's folding).
 COST_REWRITES: dict[str, Rewrite] = {rw.name: rw for rw in (im2col.REWRITE, depthwise.REWRITE, siblings.REWRITE,
                                                           attention.REWRITE)}
@@ -43,7 +46,7 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                 control: ControlSpec | None = None, data_tiling: bool | None = None) -> list[PlannedFunction]:
     """Describe and plan every function of `module`. The IR is untouched except by the `cost`
     strategy's rewrite patterns (patterns/__init__.py): Conv-BN folding, conv/matmul biases moved from
-    the accumulator to an epilogue add, the conv strategy (direct or
+    the accumulator to an epilogue add, unit-batch batch matmuls as 2-D matmuls, the conv strategy (direct or
     im2col + matmul, per conv, by the cost model), depthwise convs as window taps, horizontal stacking
     of sibling matmuls and attention as IREE's fused op, each where the cost model predicts a gain
     (`COST_REWRITES`; every site is reported in the plan's notes, taken or not); never on pinned, barred or --max-fusions runs, nor for disabled patterns. Pattern
@@ -75,15 +78,15 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         applied: dict[str, int] = {}
         off = set(control.disabled_patterns)
         if fusion == "cost" and constraints.max_fusions is None:
-            for name in ("conv-bn", "bias-epilogue", *COST_REWRITES):
+            for name in ("conv-bn", "bias-epilogue", "unit-batch-matmul", *COST_REWRITES):
                 if name in off:
                     continue
                 skip = set(constraints.barriers).union(*constraints.pins)
                 if name == "conv-bn":
                     folded = fold_conv_bn(graph, ops, skip)
                     applied[name], changed = len(folded), bool(folded)
-                elif name == "bias-epilogue":
-                    applied[name] = bias_to_epilogue(graph, ops, skip)
+                elif name in PLAIN_REWRITES:
+                    applied[name] = PLAIN_REWRITES[name](graph, ops, skip)
                     changed = applied[name] > 0
                 else:
                     outcome = run_rewrite(COST_REWRITES[name], graph, ops, desc, skip)

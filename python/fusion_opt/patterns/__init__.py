@@ -34,6 +34,10 @@ PATTERNS: tuple[Pattern, ...] = (
             "past IREE's const-eval size limit, computes in a dispatch of its own) an output-sized tensor per call",
             "accumulate into a zero fill, add the [F] bias in an epilogue that joins the contraction's group "
             "(rewrites/bias_epilogue.py)", match.bias_epilogue, rewrite=True),
+    Pattern("unit-batch-matmul", "a batch matmul over a batch of one (ONNX MatMul of [1, S, H] by a weight) is not "
+            "data-tiled by IREE; the same matmul in 2-D gets packed mmt4d tiles",
+            "operands viewed as 2-D, one linalg.matmul, the result expanded back below its epilogue "
+            "(rewrites/unit_batch.py)", match.unit_batch_matmul, rewrite=True),
     Pattern("conv-strategy", "IREE's direct NCHW conv code is scalar along the window and cannot use data tiling; "
             "as a matmul it gets packed mmt4d tiles (ResNet-50: 729 -> 95 ms in IREE's own build)",
             "per conv, by the cost model: direct, or a window copy (im2col) + one 2-D matmul "

@@ -41,6 +41,11 @@ def bias_epilogue(graph: DataflowGraph) -> Hits:
     return [pair for pair in find(graph)]
 
 
+def unit_batch_matmul(graph: DataflowGraph) -> Hits:
+    from ..rewrites.unit_batch import find
+    return [(i,) for i in find(graph)]
+
+
 def conv_strategy(graph: DataflowGraph) -> Hits:
     from ..rewrites.im2col import find_convs
     return [(i,) for i, _ in find_convs(graph)]

@@ -71,7 +71,7 @@ def run(rw: Rewrite[Any], graph: DataflowGraph, ops: Sequence[ir.Operation], tar
     if force not in (None, "keep", "rewrite"):
         raise ValueError(f"force must be 'keep' or 'rewrite', not {force!r}")
     notes, taken = [], 0
-    func = _func_of(ops[0]) if ops else None
+    func = func_of(ops[0]) if ops else None
     for site in rw.find(graph, ops, skip):
         c = rw.price(graph, site, target)
         notes.append(c.note(force))
@@ -83,7 +83,7 @@ def run(rw: Rewrite[Any], graph: DataflowGraph, ops: Sequence[ir.Operation], tar
     return Outcome(tuple(notes), taken, taken > 0)
 
 
-def _func_of(op: ir.Operation) -> ir.Operation:
+def func_of(op: ir.Operation) -> ir.Operation:
     fn = op
     while fn.name != "func.func":
         fn = fn.parent

@@ -195,7 +195,7 @@ def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout) -> None:
             cols = _collapse(x, _spans([nr, ns]))
         # A 2-D matmul (batched over conv groups), as IREE's own im2col makes: its data tiling packs it
         # into mmt4d tiles (the same contraction kept 3-D, `[F, OH, OW]`, ran 632 ms on ResNet-50 against
-        # 140 ms as 2-D). The expand_shape after it is moved below the epilogue (`_propagate_reshapes`).
+        # 140 ms as 2-D). The expand_shape after it is moved below the epilogue (`propagate_reshapes`).
         w2 = _collapse(w, _spans([1] * (nb + 1) + [nr]))
         init2 = _collapse(init, _spans([1] * (nb + 1) + [ns]))
         maps_text, _ = _matmul_maps(nb)
@@ -218,7 +218,7 @@ PROPAGATE = ("func.func(iree-dispatch-creation-bubble-up-expand-shapes,iree-disp
              "canonicalize,cse)")
 
 
-def _propagate_reshapes(fn: ir.Operation) -> None:
+def propagate_reshapes(fn: ir.Operation) -> None:
     from iree.compiler.passmanager import PassManager
 
     PassManager.parse(PROPAGATE, context=fn.context).run(fn)
@@ -227,4 +227,4 @@ def _propagate_reshapes(fn: ir.Operation) -> None:
 REWRITE = Rewrite(NAME, lambda graph, ops, skip: find_convs(graph, skip),
                   lambda graph, site, target: decide(graph.ops[site[0]], site[1], target),
                   lambda graph, ops, site: apply_im2col(ops[site[0]], graph.ops[site[0]], site[1]),
-                  finish=_propagate_reshapes)
+                  finish=propagate_reshapes)

@@ -21,6 +21,7 @@ from ..cost.model import estimate
 from ..cost.targets import TargetDesc
 from ..fusion.legality import numel
 from ..ir import ir
+from ..ir import linalg as linalg_ir
 from .choice import Choice, Rewrite
 
 NAME = "sibling-matmuls"
@@ -156,7 +157,7 @@ def apply_stacking(ops: Sequence[ir.Operation], s: Stacking) -> None:
     wtype = ir.RankedTensorType(first.operands[1].type)
     rtype = ir.RankedTensorType(first.results[0].type)
     elt = rtype.element_type
-    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(first.attributes["indexing_maps"])]
+    maps = [ir.AffineMapAttr(a).value for a in linalg_ir.get_indexing_maps(first)]  # implicit on named ops
     n_loops = maps[0].n_dims
     reductions = set(range(n_loops)) - set(_dims(maps[2]))
     with first.context, first.location, ir.InsertionPoint(first):

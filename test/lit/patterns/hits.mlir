@@ -3,6 +3,7 @@
 // RUN: fusion-opt --list-patterns | filecheck %s --check-prefix=LIST
 // LIST: conv-bn{{ +}}rewrite
 // LIST: bias-epilogue{{ +}}rewrite
+// LIST: unit-batch-matmul{{ +}}rewrite
 // LIST: conv-strategy{{ +}}rewrite
 // LIST: sibling-matmuls{{ +}}rewrite
 // LIST: attention-op{{ +}}rewrite

@@ -1,0 +1,36 @@
+"""Unit-batch batch matmuls as 2-D matmuls (rewrites/unit_batch.py): where it applies and that the numbers
+do not change (through IREE, against numpy and the unrewritten build)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import fusion_opt as fo
+
+LIT = Path(__file__).resolve().parents[1] / "lit" / "patterns" / "unit-batch-matmul.mlir"
+
+
+def test_flattened_matmul_matches_numpy_and_the_batch_matmul():
+    text = LIT.read_text()
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 16, 32), dtype=np.float32)
+    w = rng.standard_normal((1, 32, 64), dtype=np.float32)
+    b = rng.standard_normal(64, dtype=np.float32)
+    flat = fo.compile_mlir(text)
+    kept = fo.compile_mlir(text, disable_patterns=["unit-batch-matmul"])
+    assert dict(flat.plan.patterns).get("unit-batch-matmul") == 1
+    assert flat.dispatch_count == 1                      # the bias add and ReLU stay with the matmul
+    names = {op.name for op in flat.graphs[0].ops}
+    assert "linalg.matmul" in names and "linalg.batch_matmul" not in names
+    want = np.maximum(x @ w + b, 0)
+    np.testing.assert_allclose(np.asarray(flat(x, w, b)), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(kept(x, w, b)), np.asarray(flat(x, w, b)), rtol=1e-6, atol=1e-6)
+
+
+def test_a_real_batch_is_left_alone():
+    text = LIT.read_text().replace("1x16x32", "2x16x32").replace("1x32x64", "2x32x64").replace(
+        "1x16x64", "2x16x64")
+    m = fo.compile_mlir(text)
+    assert dict(m.plan.patterns).get("unit-batch-matmul") == 0
+    assert any(op.name == "linalg.batch_matmul" for op in m.graphs[0].ops)
