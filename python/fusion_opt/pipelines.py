@@ -22,9 +22,10 @@ from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
 from .transforms.dispatch_regions import apply_plan
 
-# Rewrites applied wherever they match (never more work), after conv-bn: name -> (graph, ops, skip) -> count.
-PLAIN_REWRITES = {"bias-epilogue": bias_to_epilogue, "unit-batch-matmul": flatten_unit_batches}
-# The rewrites the cost model chooses per site, in the order they run (after conv-bn's folding).
+# Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
+PLAIN_REWRITES = {"conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
+                  "bias-epilogue": bias_to_epilogue, "unit-batch-matmul": flatten_unit_batches}
+# The rewrites the cost model chooses per site, in the order they run (after the plain ones).
 COST_REWRITES: dict[str, Rewrite] = {rw.name: rw for rw in (im2col.REWRITE, depthwise.REWRITE, siblings.REWRITE,
                                                           attention.REWRITE)}
 
@@ -78,14 +79,11 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         applied: dict[str, int] = {}
         off = set(control.disabled_patterns)
         if fusion == "cost" and constraints.max_fusions is None:
-            for name in ("conv-bn", "bias-epilogue", "unit-batch-matmul", *COST_REWRITES):
+            for name in (*PLAIN_REWRITES, *COST_REWRITES):
                 if name in off:
                     continue
                 skip = set(constraints.barriers).union(*constraints.pins)
-                if name == "conv-bn":
-                    folded = fold_conv_bn(graph, ops, skip)
-                    applied[name], changed = len(folded), bool(folded)
-                elif name in PLAIN_REWRITES:
+                if name in PLAIN_REWRITES:
                     applied[name] = PLAIN_REWRITES[name](graph, ops, skip)
                     changed = applied[name] > 0
                 else:

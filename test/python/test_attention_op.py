@@ -7,11 +7,10 @@ import numpy as np
 import pytest
 
 import fusion_opt as fo
-from fusion_opt.analysis.describe import describe_function
 from fusion_opt.cost import get_target_desc
-from fusion_opt.ir import functions, ir, new_session
 from fusion_opt.rewrites import attention
 from fusion_opt.rewrites.choice import run
+from ir_helpers import describe_text
 
 
 def sdpa_mlir(b: int = 2, m: int = 16, d: int = 8, k2: int = 16, n: int = 8, scale: str = "div",
@@ -51,18 +50,10 @@ def sdpa_mlir(b: int = 2, m: int = 16, d: int = 8, k2: int = 16, n: int = 8, sca
             f"  return {ret} : {ret_t}\n}}\n")
 
 
-def _describe(text: str):
-    sess = new_session()
-    with sess.context:
-        module = ir.Module.parse(text)
-    f = functions(module)[0]
-    graph, ops = describe_function(f)
-    return sess, module, f, graph, ops
-
 
 @pytest.mark.parametrize("scale, factor", [("div", 1 / 2.828427), ("mul", 0.5), ("none", 1.0)])
 def test_finds_the_chain_and_its_scale(scale, factor):
-    sess, module, f, graph, ops = _describe(sdpa_mlir(scale=scale))
+    sess, module, f, graph, ops = describe_text(sdpa_mlir(scale=scale))
     sites = attention.find(graph, ops, set())
     assert len(sites) == 1
     s = sites[0]
@@ -74,12 +65,12 @@ def test_finds_the_chain_and_its_scale(scale, factor):
 @pytest.mark.parametrize("variant", [dict(scale="rdiv"), dict(scale="arg"), dict(softmax_dim=1),
                                      dict(extra_use=True)])
 def test_what_is_not_attention(variant):
-    sess, module, f, graph, ops = _describe(sdpa_mlir(**variant))
+    sess, module, f, graph, ops = describe_text(sdpa_mlir(**variant))
     assert attention.find(graph, ops, set()) == []
 
 
 def test_the_decision_is_the_targets():
-    sess, module, f, graph, ops = _describe(sdpa_mlir(b=4, m=128, d=64, k2=128, n=64))
+    sess, module, f, graph, ops = describe_text(sdpa_mlir(b=4, m=128, d=64, k2=128, n=64))
     s = attention.find(graph, ops, set())[0]
     host = attention.decide(graph, s, get_target_desc("host"))
     gpu = attention.decide(graph, s, get_target_desc("sm_80"))
@@ -92,7 +83,7 @@ def test_the_decision_is_the_targets():
 
 
 def _forced(text: str) -> str:
-    sess, module, f, graph, ops = _describe(text)
+    sess, module, f, graph, ops = describe_text(text)
     out = run(attention.REWRITE, graph, ops, get_target_desc("host"), force="rewrite")
     assert out.taken == 1 and "[forced rewrite]" in out.notes[0]
     f.verify()

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 
 import fusion_opt as fo
-from fusion_opt.ir import ir, new_session
 from fusion_opt.pipelines import plan_module
 from fusion_opt.rewrites import bias_epilogue
+from ir_helpers import parse_module
 
 LIT = Path(__file__).resolve().parents[1] / "lit" / "patterns"
 
@@ -39,9 +39,7 @@ def test_bias_moves_to_the_epilogue_and_numerics_hold():
 
 
 def _planned(text: str, data_tiling: bool):
-    sess = new_session()
-    with sess.context:
-        module = ir.Module.parse(text)
+    sess, module = parse_module(text)
     return plan_module(module, "cost", "t.mlir", "host", data_tiling=data_tiling)[0]
 
 

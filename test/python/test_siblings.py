@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 import fusion_opt as fo
-from fusion_opt.analysis.describe import describe_function
 from fusion_opt.cost import get_target_desc
-from fusion_opt.ir import functions, ir, new_session
 from fusion_opt.rewrites import siblings
+from ir_helpers import describe_text
 
 
 def _weights(rng: np.random.Generator, k: int, n: int) -> str:
@@ -34,17 +33,9 @@ def qkv_mlir(k: int = 16, n: int = 8, m: int = 4, count: int = 3, seed: int = 0,
             + f"\n  return {results} : {types}\n}}\n")
 
 
-def _describe(text: str):
-    sess = new_session()
-    with sess.context:
-        module = ir.Module.parse(text)
-    f = functions(module)[0]
-    graph, ops = describe_function(f)
-    return sess, module, f, graph, ops
-
 
 def test_finds_the_three_siblings_and_their_n_dim():
-    sess, module, f, graph, ops = _describe(qkv_mlir())
+    sess, module, f, graph, ops = describe_text(qkv_mlir())
     found = siblings.find_siblings(graph, ops)
     assert len(found) == 1
     s = found[0]
@@ -53,7 +44,7 @@ def test_finds_the_three_siblings_and_their_n_dim():
 
 
 def test_barred_or_different_input_ops_are_not_siblings():
-    sess, module, f, graph, ops = _describe(qkv_mlir())
+    sess, module, f, graph, ops = describe_text(qkv_mlir())
     s = siblings.find_siblings(graph, ops)[0]
     left = siblings.find_siblings(graph, ops, barred={s.ops[0]})
     assert [len(x.ops) for x in left] == [2]
@@ -61,7 +52,7 @@ def test_barred_or_different_input_ops_are_not_siblings():
 
 
 def test_stacked_desc_reads_the_shared_input_once():
-    sess, module, f, graph, ops = _describe(qkv_mlir(k=64, n=32, m=16))
+    sess, module, f, graph, ops = describe_text(qkv_mlir(k=64, n=32, m=16))
     s = siblings.find_siblings(graph, ops)[0]
     descs = [graph.ops[i] for i in s.ops]
     st = siblings.stacked_desc(descs, s)
@@ -74,7 +65,7 @@ def test_stacked_desc_reads_the_shared_input_once():
 def test_decision_follows_the_measured_efficiency(monkeypatch):
     host = get_target_desc("host")
     # The attention block's projections (128x256 @ 256x256): compute-bound, IREE's stacked code is slower.
-    sess, module, f, graph, ops = _describe(qkv_mlir(k=256, n=256, m=128, splat=True))
+    sess, module, f, graph, ops = describe_text(qkv_mlir(k=256, n=256, m=128, splat=True))
     big = siblings.find_siblings(graph, ops)[0]
     v = siblings.decide(graph, big, host)
     assert v.after_s > v.before_s and not v.take
@@ -83,7 +74,7 @@ def test_decision_follows_the_measured_efficiency(monkeypatch):
     assert siblings.decide(graph, big, host).take       # as fast as apart: the shared read wins
     monkeypatch.undo()
     # Tiny matmuls are launch-bound: two launches saved outweigh the slower code.
-    sess2, module2, f2, graph2, ops2 = _describe(qkv_mlir(splat=True))
+    sess2, module2, f2, graph2, ops2 = describe_text(qkv_mlir(splat=True))
     v = siblings.decide(graph2, siblings.find_siblings(graph2, ops2)[0], host)
     assert v.take and ": stacked into one matmul (" in v.note()
 

@@ -27,6 +27,13 @@ NAME_KINDS: dict[str, tuple[OpKind, str]] = {
 # IREE's fused attention op (rewrites/attention.py writes it): classified by name, priced as its own work.
 ATTENTION_OP = "iree_linalg_ext.attention"
 
+# Loop dims (lhs, rhs, out) of the named matmuls' default indexing maps; ops with these map_dims are
+# plain (batch) matmuls, whatever their IR spells out.
+NAMED_MATMUL_DIMS: dict[str, tuple[tuple[int, ...], ...]] = {
+    "linalg.matmul": ((0, 2), (2, 1), (0, 1)),
+    "linalg.batch_matmul": ((0, 1, 3), (0, 3, 2), (0, 1, 2)),
+}
+
 MUL_OPS = frozenset({"arith.mulf", "arith.muli"})
 ADD_OPS = frozenset({"arith.addf", "arith.addi"})
 _CONST = re.compile(r"^-?\d+$")

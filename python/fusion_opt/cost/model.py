@@ -127,7 +127,7 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
     disguise) or `convolution`; other convs: `convolution.depthwise` (no channel reduction) or
     `convolution.generic` (grouped: IREE's default tiling). On GPUs only 1x1/depthwise are told apart.
     `reduction.window` is pooling; IREE's fused attention op is `attention` (`attention.cpu` on a CPU,
-    where IREE 3.13 runs it ~18x slower than its split form). On a CPU, `contraction.strided`: an input read with a stride (a
+    where IREE 3.13 runs it ~20x slower than its split form). On a CPU, `contraction.strided`: an input read with a stride (a
     strided 1x1 conv as a matmul: neither data-tiled nor vectorized along the strided loops; ResNet-50's
     1024x14x14x512 one ran at 2.9 GFLOP/s), else `contraction.data_tiled` when compiled with data
     tiling (`TargetDesc.data_tiling`: packed operands, mmt4d micro-kernel) and it is a plain matmul

@@ -38,7 +38,7 @@ def conv_bn(graph: DataflowGraph) -> Hits:
 
 def bias_epilogue(graph: DataflowGraph) -> Hits:
     from ..rewrites.bias_epilogue import find
-    return [pair for pair in find(graph)]
+    return find(graph)
 
 
 def unit_batch_matmul(graph: DataflowGraph) -> Hits:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..analysis.classify import ATTENTION_OP, attention_flops
+from ..analysis.classify import ATTENTION_OP, NAMED_MATMUL_DIMS, attention_flops
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..cost.group import elem_bytes
 from ..cost.model import estimate
@@ -30,9 +30,6 @@ from ..ir import ir
 from .choice import Choice, Rewrite
 
 NAME = "attention-op"
-# Default maps of the named matmuls: (lhs, rhs, out) loop dims.
-_MATMUL_DIMS = {"linalg.matmul": ((0, 2), (2, 1), (0, 1)),
-                "linalg.batch_matmul": ((0, 1, 3), (0, 3, 2), (0, 1, 2))}
 _SCALE_OPS = ("arith.mulf", "arith.divf")
 
 
@@ -50,7 +47,7 @@ class Site:
 
 
 def _matmul(op: OpDesc) -> bool:
-    return _MATMUL_DIMS.get(op.name) == tuple(op.map_dims) and all(t == "f32" for t in op.element_types)
+    return NAMED_MATMUL_DIMS.get(op.name) == tuple(op.map_dims) and all(t == "f32" for t in op.element_types)
 
 
 def _only_use(graph: DataflowGraph, producer: int, consumer: int) -> bool:

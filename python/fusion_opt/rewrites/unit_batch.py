@@ -12,16 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..analysis.classify import NAMED_MATMUL_DIMS
 from ..analysis.opdesc import DataflowGraph
 from ..ir import ir
-
-BATCH_MATMUL_DIMS = ((0, 1, 3), (0, 3, 2), (0, 1, 2))
 
 
 def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[int]:
     """Named `linalg.batch_matmul`s with default maps whose batch is 1, not pinned or barred."""
     return [op.index for op in graph.ops
-            if op.name == "linalg.batch_matmul" and tuple(op.map_dims) == BATCH_MATMUL_DIMS
+            if op.name == "linalg.batch_matmul" and tuple(op.map_dims) == NAMED_MATMUL_DIMS[op.name]
             and op.loop_ranges[0] == 1 and op.index not in skip
             and all(len(s) == 3 and s[0] == 1 for s in op.operand_shapes)]
 
