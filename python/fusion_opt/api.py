@@ -123,7 +123,7 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
              extra_flags: Sequence[str], timings: dict[str, float], control: ControlSpec,
              tile_sizes: str = "iree", codegen_strategies: bool = False):
     from .backends.fallback import compile_with_strategies
-    from .backends.levers import data_tiling_flags, data_tiling_planned
+    from .backends.levers import data_tiling_planned, module_flags
     from .backends.lowering import apply_tile_sizes, dispatch_pipelines, require_applied
     from .transforms.strategies import applied_strategies, codegen_flags
 
@@ -134,7 +134,7 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     control.check_matched()
     write_regions(planned)
     configs = apply_tile_sizes(planned, tile_sizes, target)
-    extra_flags = (*extra_flags, *data_tiling_flags((p.graph for p in planned), fusion, target, tile_sizes,
+    extra_flags = (*extra_flags, *module_flags((p.graph for p in planned), fusion, target, tile_sizes,
                                                     codegen_strategies, extra_flags))
     timings["plan"] = time.perf_counter() - t0
     t0 = time.perf_counter()

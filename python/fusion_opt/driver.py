@@ -47,9 +47,9 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
     configs = apply_tile_sizes(planned, getattr(args, "tile_sizes", "iree"), args.target)
     if args.emit == "regions":
         return print_module(module, args)
-    from .backends.levers import data_tiling_flags
+    from .backends.levers import module_flags
 
-    levers = data_tiling_flags((p.graph for p in planned), args.fusion, args.target,
+    levers = module_flags((p.graph for p in planned), args.fusion, args.target,
                                getattr(args, "tile_sizes", "iree"), getattr(args, "codegen_strategies", False))
     compile_and_save(module, session, source_name, args, levers)
     if configs:  # a config IREE dropped without a word is an error (the .vmfb is removed)

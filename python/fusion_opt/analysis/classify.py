@@ -27,6 +27,15 @@ NAME_KINDS: dict[str, tuple[OpKind, str]] = {
 # IREE's fused attention op (rewrites/attention.py writes it): classified by name, priced as its own work.
 ATTENTION_OP = "iree_linalg_ext.attention"
 
+# IREE's Winograd F(6x6, 3x3) transforms (rewrites/winograd.py): classified by name. Per 8x8 input tile
+# and channel, the FLOPs of the transform as dense matrix products (B^T d B: two 8x8x8 products;
+# A^T m A: 6x8x8 and 6x8x6; G g G^T: 8x3x3 and 8x3x8), at 2 per multiply-accumulate.
+WINOGRAD_INPUT = "iree_linalg_ext.winograd.input_transform"
+WINOGRAD_OUTPUT = "iree_linalg_ext.winograd.output_transform"
+WINOGRAD_FILTER = "iree_linalg_ext.winograd.filter_transform"
+WINOGRAD_FLOPS_PER_TILE = {WINOGRAD_INPUT: 2 * (8 * 8 * 8) * 2, WINOGRAD_OUTPUT: 2 * (6 * 8 * 8 + 6 * 8 * 6),
+                           WINOGRAD_FILTER: 2 * (8 * 3 * 3 + 8 * 3 * 8)}
+
 # Loop dims (lhs, rhs, out) of the named matmuls' default indexing maps; ops with these map_dims are
 # plain (batch) matmuls, whatever their IR spells out.
 NAMED_MATMUL_DIMS: dict[str, tuple[tuple[int, ...], ...]] = {
@@ -115,6 +124,15 @@ def explain(iterator_types: Sequence[str], map_dims: Sequence[Sequence[int]], nu
 
 HEAVY = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.REDUCTION, OpKind.PAD, OpKind.OPAQUE})
 LIGHT = frozenset({OpKind.ELEMENTWISE, OpKind.BROADCAST, OpKind.INJECTIVE})
+
+
+def winograd_flops(name: str, operand_shapes: Sequence[Sequence[int]],
+                   result_shapes: Sequence[Sequence[int]]) -> int:
+    """FLOPs of a Winograd transform: tiles x channels x `WINOGRAD_FLOPS_PER_TILE`. The transformed side
+    ([8, 8, ...] tiles: the input transform's result, the output transform's operand, the filter
+    transform's result) holds 64 elements per tile and channel."""
+    tiled = operand_shapes[0] if name == WINOGRAD_OUTPUT else result_shapes[0]
+    return math.prod(tiled) // 64 * WINOGRAD_FLOPS_PER_TILE[name]
 
 
 def attention_flops(map_dims: Sequence[Sequence[int]], loop_ranges: Sequence[int]) -> int:

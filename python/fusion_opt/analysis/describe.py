@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from ..ir import block_ops, ir, linalg, symbol_name
 from ..testhooks import DISABLED_RULES
-from .classify import ATTENTION_OP, attention_flops, explain
+from .classify import ATTENTION_OP, WINOGRAD_FLOPS_PER_TILE, attention_flops, explain, winograd_flops
 from .opdesc import DataflowGraph, Edge, OpDesc, OpKind
 
 # Free values: rematerialized anywhere, never a graph node (operands they define read as None).
@@ -23,6 +23,8 @@ FREE_OPS = frozenset({"arith.constant", "tensor.empty", "func.return"})
 NOT_DISPATCHABLE = frozenset({
     "tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape", "tensor.cast", "tensor.bitcast",
     "tensor.concat", "tensor.pad",
+    # Constant filters: IREE evaluates the transform at compile time, which it cannot inside a region.
+    "iree_linalg_ext.winograd.filter_transform",
 })
 DISPATCH_DIALECTS = frozenset({"linalg", "tensor", "iree_linalg_ext"})
 # Body ops that move or convert data but do no arithmetic: not counted as FLOPs.
@@ -156,6 +158,9 @@ def describe_op(op: ir.Operation, index: int, operands: tuple[int | None, ...], 
     if name == ATTENTION_OP:  # two contractions and a softmax in one op: its own kind of work
         kind, why = OpKind.OPAQUE, "fused attention (QK^T, softmax, PV in one op)"
         flops = attention_flops(map_dims, loop_ranges)
+    elif name in WINOGRAD_FLOPS_PER_TILE:  # small dense transforms per 8x8 tile (rewrites/winograd.py)
+        kind, why = OpKind.OPAQUE, "Winograd transform (dense products per 8x8 tile)"
+        flops = winograd_flops(name, operand_shapes, result_shapes)
     has_tensor_result = any(isinstance(t, ir.RankedTensorType) for t in out_types)
     dispatchable = (has_tensor_result and (name not in NOT_DISPATCHABLE or _pad_boundary_dropped(name))
                     and name.split(".")[0] in DISPATCH_DIALECTS)

@@ -16,6 +16,7 @@ from ..errors import UnsupportedError
 from .targets import get_target
 
 DATA_TILING = "--iree-opt-data-tiling"
+CONST_EXPR_THRESHOLD = "--iree-opt-const-expr-max-size-increase-threshold"
 
 
 def data_tiling_planned(fusion: str, target: str, tile_sizes: str = "iree", codegen_strategies: bool = False,
@@ -49,3 +50,26 @@ def data_tiling_flags(graphs: Iterable[DataflowGraph], fusion: str, target: str,
 
     has_matmul = any(data_tileable(op) for g in graphs for op in g.ops)
     return (DATA_TILING,) if has_matmul else ()
+
+
+def const_expr_flags(graphs: Iterable[DataflowGraph], user_flags: Sequence[str] = ()) -> tuple[str, ...]:
+    """The const-expr size threshold that lets IREE evaluate every Winograd filter transform of the
+    module at compile time (its result's bytes, rounded up to MiB), or () when there is none or the
+    user set the threshold."""
+    from ..analysis.classify import WINOGRAD_FILTER
+
+    if any(f.startswith(CONST_EXPR_THRESHOLD) for f in user_flags):
+        return ()
+    grown = [op.bytes_written for g in graphs for op in g.ops if op.name == WINOGRAD_FILTER]
+    if not grown:
+        return ()
+    mib = 1 << 20
+    return (f"{CONST_EXPR_THRESHOLD}={-(-max(grown) // mib) * mib}",)
+
+
+def module_flags(graphs: Iterable[DataflowGraph], fusion: str, target: str, tile_sizes: str = "iree",
+                 codegen_strategies: bool = False, user_flags: Sequence[str] = ()) -> tuple[str, ...]:
+    """Every per-module lever above, for the planned functions `graphs`."""
+    graphs = tuple(graphs)
+    return (*data_tiling_flags(graphs, fusion, target, tile_sizes, codegen_strategies, user_flags),
+            *const_expr_flags(graphs, user_flags))

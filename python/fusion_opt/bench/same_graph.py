@@ -14,12 +14,12 @@ def iree_dispatches_on_our_graph(path: Path, target: str = "llvm-cpu") -> int:
     """Flow dispatches of IREE's formation on `path` after our `cost` mode's rewrites (no regions)."""
     from ..api import new_session
     from ..backends.compile import count_dispatches
-    from ..backends.levers import data_tiling_flags
+    from ..backends.levers import module_flags
     from ..importers import import_onnx
     from ..pipelines import plan_module
 
     session = new_session()
     module, _ = import_onnx(str(path), session.context, None, source_name=path.name)
     planned = plan_module(module, "cost", path.name, target)
-    flags = data_tiling_flags((p.graph for p in planned), "cost", target)
+    flags = module_flags((p.graph for p in planned), "cost", target)
     return count_dispatches(module, session, target, flags, source_name=path.name)

@@ -45,7 +45,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from ..analysis.classify import ATTENTION_OP, map_results
+from ..analysis.classify import ATTENTION_OP, WINOGRAD_FLOPS_PER_TILE, map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from .group import GroupView, TensorRef, distribution, elem_bytes, group_view, view_of_ops
 from .targets import TargetDesc
@@ -127,20 +127,27 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
     disguise) or `convolution`; other convs: `convolution.depthwise` (no channel reduction) or
     `convolution.generic` (grouped: IREE's default tiling). On GPUs only 1x1/depthwise are told apart.
     `reduction.window` is pooling; IREE's fused attention op is `attention` (`attention.cpu` on a CPU,
-    where IREE 3.13 runs it ~20x slower than its split form). On a CPU, `contraction.strided`: an input read with a stride (a
+    where IREE 3.13 runs it ~20x slower than its split form); IREE's Winograd transforms are
+    `winograd` (`winograd.cpu`). On a CPU, `contraction.strided`: an input read with a stride (a
     strided 1x1 conv as a matmul: neither data-tiled nor vectorized along the strided loops; ResNet-50's
     1024x14x14x512 one ran at 2.9 GFLOP/s), else `contraction.data_tiled` when compiled with data
     tiling (`TargetDesc.data_tiling`: packed operands, mmt4d micro-kernel) and it is a plain matmul
-    (`data_tileable`): IREE 3.13 runs a 1x1 conv left as F x (H, W) x C at 28-43 GFLOP/s with data
-    tiling on, its 2-D matmul form at 100+; batch matmuls gained nothing. Lookup (`efficiency`)
+    (`data_tileable`: IREE 3.13 runs a 1x1 conv left as F x (H, W) x C at 28-43 GFLOP/s with data
+    tiling on, its 2-D matmul form at 100+; batch matmuls gained nothing), else `contraction.batch`
+    for a batch matmul (one loop each of batch, M, N, K, in IREE's own tiles: Winograd's
+    [64, M, C] x [64, C, F], attention's; its register-tile fill is `vector_utilisation`). Lookup (`efficiency`)
     drops suffixes until a key has a constant."""
     if op.name == ATTENTION_OP:
         return "attention.cpu" if _cpu(t) is not None else "attention"
+    if op.name in WINOGRAD_FLOPS_PER_TILE:
+        return "winograd.cpu" if _cpu(t) is not None else "winograd"
     if op.kind is OpKind.CONTRACTION and _cpu(t) is not None and t is not None:
         if any_strided(op):
             return "contraction.strided"
         if t.data_tiling and data_tileable(op):
             return "contraction.data_tiled"
+        if batch_matmul_rows(op) is not None:
+            return "contraction.batch"
     if op.kind is OpKind.CONVOLUTION:
         window, chan = _window_split(op)
         cpu = _cpu(t)
@@ -166,21 +173,41 @@ def data_tileable(op: OpDesc) -> bool:
     input only), one N loop (second input only), one K loop and no batch loop, reading no input with a
     stride. Measured here: such matmuls run as mmt4d 3x faster; attention's batch matmuls ran the same
     with and without data tiling (0.77 vs 0.84 ms for 6) and only added 6 packing dispatches."""
+    dims = matmul_dims(op)
+    return dims is not None and len(dims[0]) == 0 and len(dims[1]) == len(dims[2]) == len(dims[3]) == 1
+
+
+def matmul_dims(op: OpDesc) -> tuple[list[int], list[int], list[int], list[int]] | None:
+    """(batch, M, N, K) loops of a 2-input contraction reading no input with a stride, else None."""
     if op.kind is not OpKind.CONTRACTION or op.num_dps_inputs != 2 or any_strided(op):
-        return False
+        return None
     a, b = indexed_dims(op, 0), indexed_dims(op, 1)
     par = [d for d, it in enumerate(op.iterator_types) if it == "parallel"]
-    m = sum(1 for d in par if d in a and d not in b)
-    n = sum(1 for d in par if d in b and d not in a)
-    batch = sum(1 for d in par if d in a and d in b)
-    k = sum(1 for it in op.iterator_types if it != "parallel")
-    return m == 1 and n == 1 and k == 1 and batch == 0
+    return ([d for d in par if d in a and d in b], [d for d in par if d in a and d not in b],
+            [d for d in par if d in b and d not in a], [d for d, it in enumerate(op.iterator_types) if it != "parallel"])
+
+
+def batch_matmul_rows(op: OpDesc) -> int | None:
+    """M of a CPU batch matmul (one batch, M, N and K loop) IREE tiles itself, else None."""
+    dims = matmul_dims(op)
+    if dims is None or not (len(dims[0]) == len(dims[1]) == len(dims[2]) == len(dims[3]) == 1):
+        return None
+    return op.loop_ranges[dims[1][0]]
+
+
+CPU_TILE_ROWS = 8  # rows of M in IREE's llvm-cpu register tile of a matmul (8 x one f32 vector)
 
 
 def vector_utilisation(op: OpDesc, t: TargetDesc | None = None) -> float:
     """Share of the FMA pipes a vectorized 2-D conv's register tile keeps busy on a CPU (see
-    `tiling.conv_vector_fit`); 1 for other ops, scalar convs (their key prices the scalar code) and GPUs."""
+    `tiling.conv_vector_fit`), or a batch matmul's (`contraction.batch`): IREE's register tile is
+    `CPU_TILE_ROWS` rows of M, so M = 9 fills 9 of 16 rows (Winograd's 64x9x256x256 ran at 47 GFLOP/s
+    against 105 for 64x100x64x64; 64x25x128x128 at 77); 1 for other ops, scalar convs (their key
+    prices the scalar code) and GPUs."""
     cpu = _cpu(t)
+    if cpu is not None and efficiency_key(op, t) == "contraction.batch":
+        rows = batch_matmul_rows(op) or CPU_TILE_ROWS
+        return rows / (-(-rows // CPU_TILE_ROWS) * CPU_TILE_ROWS)
     if op.kind is not OpKind.CONVOLUTION or cpu is None:
         return 1.0
     fit = conv_vector_fit(op, *cpu)
@@ -234,8 +261,9 @@ def iteration_key(root: OpDesc, t: TargetDesc | None = None) -> str | None:
     accumulator chain); `iteration.transposed`: an operand indexes it but varies fastest along
     another loop (a transpose: strided element accesses)."""
     cpu = _cpu(t)
-    if cpu is None or root.kind in MATRIX or root.name == ATTENTION_OP or conv2d_tiles(root, *cpu) is not None:
-        return None  # contractions, convs, pooling and fused attention: priced per FLOP (efficiency_key)
+    if (cpu is None or root.kind in MATRIX or root.name == ATTENTION_OP or root.name in WINOGRAD_FLOPS_PER_TILE
+            or conv2d_tiles(root, *cpu) is not None):
+        return None  # contractions, convs, pooling, fused attention, Winograd: priced per FLOP (efficiency_key)
     if masked(root, cpu[0]):
         return "iteration.masked"
     d = vector_dim(root)

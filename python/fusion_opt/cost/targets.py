@@ -69,6 +69,9 @@ class TargetDesc:
         # a contraction compiled with IREE's data tiling (mmt4d on packed operands: a 4-layer MLP ran
         # its 128x1024x1024 matmuls at 141 GFLOP/s here against the 84 of numpy's sgemm on one core)
         "contraction.data_tiled": 1.5,
+        # a batch matmul in IREE's own tiles (not data-tiled): Winograd's 64x100x64x64 ran at 105 GFLOP/s
+        # here (0.5 ms), attention's batch matmuls alike; times model.vector_utilisation's row fill
+        "contraction.batch": 1.1,
         # a contraction reading an input with a stride (ResNet-50's stride-2 1x1 convs as matmuls:
         # 1024x14x14x512 at 2.9 GFLOP/s, against 84 for numpy's sgemm on one core)
         "contraction.strided": 0.03,
@@ -81,6 +84,11 @@ class TargetDesc:
         # split in three; 12x128x128x64 44 vs 0.97 ms; 1x512x512x64 50 vs 1.1 ms; 2x8x8x4 equal,
         # launch-bound). 0 on a target means IREE cannot compile it there (Vulkan/SPIR-V in 3.13)
         "attention": 0.3, "attention.cpu": 0.01,
+        # IREE's Winograd F(6x6, 3x3) transforms (rewrites/winograd.py), priced per FLOP of their dense
+        # tile products (classify.winograd_flops). Measured on this CPU (64 channels, 56x56): input
+        # transform 13.1 MFLOP in ~0.52 ms, output transform 8.6 MFLOP in ~0.27 ms (25-32 GFLOP/s). Not
+        # offered on GPUs (0) until measured there
+        "winograd": 0.0, "winograd.cpu": 0.3,
         "iteration.masked": 0.01, "iteration.reduction": 0.02, "iteration.transposed": 0.02})
     # achieved / nominal bandwidth per level ("dram", "L1", ...); "cold" (absent: 1) scales the shared
     # level's rate for data other cores wrote (CPUs, model.cold_s)

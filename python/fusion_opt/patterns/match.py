@@ -51,6 +51,15 @@ def conv_strategy(graph: DataflowGraph) -> Hits:
     return [(i,) for i, _ in find_convs(graph)]
 
 
+def winograd(graph: DataflowGraph) -> Hits:
+    """3x3 stride-1 convs (the zero-fill check needs IR: the plan's hits count sites the rewrite found)."""
+    from ..rewrites.im2col import layout
+
+    return [(i,) for i, op in enumerate(graph.ops) if (lay := layout(op)) is not None and lay.copy
+            and not lay.groups and len(lay.red) == 3 and tuple(op.loop_ranges[d] for d in lay.red[1:]) == (3, 3)
+            and "*" not in op.indexing_maps[0]]
+
+
 def depthwise_taps(graph: DataflowGraph) -> Hits:
     from ..rewrites.depthwise import find_depthwise
     return [(i,) for i, _ in find_depthwise(graph)]

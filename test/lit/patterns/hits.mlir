@@ -4,6 +4,7 @@
 // LIST: conv-bn{{ +}}rewrite
 // LIST: bias-epilogue{{ +}}rewrite
 // LIST: unit-batch-matmul{{ +}}rewrite
+// LIST: winograd{{ +}}rewrite
 // LIST: conv-strategy{{ +}}rewrite
 // LIST: sibling-matmuls{{ +}}rewrite
 // LIST: attention-op{{ +}}rewrite
@@ -12,7 +13,7 @@
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #ch3 = affine_map<(d0, d1, d2) -> (d0)>
 // CHECK-LABEL: function @conv_bn_relu:
-// CHECK: patterns: conv-bn 1, conv-strategy 1, conv-epilogue 1, pad-conv 1
+// CHECK: patterns: conv-bn 1, winograd 1, conv-strategy 1, conv-epilogue 1, pad-conv 1
 func.func @conv_bn_relu(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {
   %w = arith.constant dense<0.25> : tensor<4x3x3x3xf32>
   %mean = arith.constant dense<0.5> : tensor<4xf32>

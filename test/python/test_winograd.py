@@ -1,0 +1,104 @@
+"""winograd rewrite: 3x3 stride-1 convs as IREE's Winograd F(6x6, 3x3) where the cost model says so
+(rewrites/winograd.py): which convs are sites, the per-target decision, the batch matmul's tiles, the
+const-eval threshold lever, and numerics through IREE against the direct conv."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from ir_helpers import describe_text
+from test_im2col import conv_mlir
+
+import fusion_opt as fo
+from fusion_opt.analysis.describe import describe_function
+from fusion_opt.backends.levers import CONST_EXPR_THRESHOLD, const_expr_flags
+from fusion_opt.cost import get_target_desc
+from fusion_opt.rewrites import winograd
+from fusion_opt.rewrites.choice import run
+
+
+def _sites(text: str) -> list[int]:
+    sess, module, f, graph, ops = describe_text(text)
+    return [i for i, _ in winograd.find(graph, ops)]
+
+
+def test_sites_are_3x3_stride_1_convs_into_a_zero_fill():
+    assert len(_sites(conv_mlir(32, 32, 30, 3, 1))) == 1
+    assert _sites(conv_mlir(16, 32, 33, 3, 2)) == []          # stride 2
+    assert _sites(conv_mlir(8, 16, 23, 5, 1)) == []           # 5x5
+    one = conv_mlir(32, 32, 30, 3, 1).replace("arith.constant 0.0 : f32", "arith.constant 1.0 : f32")
+    assert _sites(one) == []                                  # IREE's pass would drop a non-zero init
+
+
+def test_the_decision_is_the_cost_models():
+    host = replace(get_target_desc("host"), data_tiling=True)  # as the cost mode compiles for the host
+    big = describe_text(conv_mlir(64, 64, 58, 3, 1))
+    deep = describe_text(conv_mlir(512, 512, 9, 3, 1))
+    (i, lay), = winograd.find(big[3], big[4])
+    c = winograd.decide(big[3].ops[i], lay, host)
+    assert c.take and c.after_s < 0.8 * c.before_s, c.note()  # measured 1.4 vs 4.3 ms
+    (j, lay2), = winograd.find(deep[3], deep[4])
+    # 7x7 outputs: 4 tiles of 36 outputs for 49, and 64 MiB of transformed filter to stream per call
+    assert not winograd.decide(deep[3].ops[j], lay2, host).take
+    gpu = winograd.decide(big[3].ops[i], lay, get_target_desc("sm_80"))
+    assert not gpu.take and gpu.after_s == float("inf")       # not offered until measured on a GPU
+    # a filter that is not a constant expression is transformed at every call: priced in
+    assert winograd.decide(big[3].ops[i], lay, host, constant_filter=False).after_s > c.after_s
+
+
+@pytest.mark.parametrize("m,n,want", [(100, 64, "[1, 50, 64, 0]"), (25, 128, "[1, 25, 64, 0]"),
+                                      (1444, 64, "[1, 38, 64, 0]"), (361, 128, "[1, 64, 64, 0]"),
+                                      (4, 224, "[1, 4, 56, 0]"), (4, 32, "[1, 4, 32, 0]")])
+def test_batch_matmul_tiles_are_irees_own_choice(m, n, want):
+    """Read off IREE 3.13's `--compile-to=executable-configurations` for these Winograd matmuls."""
+    info = winograd.bmm_compilation_info(m, n)
+    assert f"distribution = {want}" in info and f"cache_parallel = {want}" in info
+    assert f"vector_common_parallel = [1, {min(8, m)}, 8, 0]" in info and "enable_loop_peeling" in info
+
+
+def _forced(text: str) -> str:
+    sess, module, f, graph, ops = describe_text(text)
+    out = run(winograd.REWRITE, graph, ops, get_target_desc("host"), force="rewrite")
+    assert out.taken == 1 and "[forced rewrite]" in out.notes[0]
+    f.verify()
+    graph, _ = describe_function(f)
+    assert const_expr_flags([graph])[0].startswith(CONST_EXPR_THRESHOLD + "=")
+    return str(module)
+
+
+@pytest.mark.parametrize("c,f,hw", [(16, 24, 30), (8, 16, 16), (3, 8, 12)])
+def test_winograd_computes_what_the_direct_conv_computes(c, f, hw):
+    """Through IREE on this CPU: output sizes that are and are not multiples of the 6x6 tile."""
+    text = conv_mlir(c, f, hw, 3, 1)
+    rng = np.random.default_rng(c)
+    x = rng.standard_normal((c, hw, hw)).astype(np.float32)
+    w = (rng.standard_normal((f, c, 3, 3)) / np.sqrt(c * 9)).astype(np.float32)
+    wino_text = _forced(text)
+    assert "iree_linalg_ext.winograd.input_transform" in wino_text and "compilation_info" in wino_text
+    wino = fo.compile_mlir(wino_text)
+    direct = fo.compile_mlir(text, disable_patterns=["conv-strategy", "winograd"])
+    want = np.asarray(direct(x, w))
+    np.testing.assert_allclose(np.asarray(wino(x, w)), want, rtol=1e-3, atol=1e-4 * np.abs(want).max())
+
+
+def test_constant_filters_are_transformed_at_compile_time():
+    """128 x 128 filters grow 7x (4 MiB) in the transform, past IREE's default const-eval threshold:
+    with our threshold flag the compiled model has no filter-transform dispatch (4 = input transform,
+    batch matmul, output transform, ReLU), and the numbers still match the direct conv."""
+    rng = np.random.default_rng(1)
+    w = (rng.standard_normal((128, 128, 3, 3)) / 34).astype(np.float32)
+    x = rng.standard_normal((128, 16, 16)).astype(np.float32)
+    body = conv_mlir(128, 128, 16, 3, 1)
+    hexw = "0x04000000" + w.tobytes().hex().upper()
+    text = (body.replace("func.func @conv(%x: tensor<128x16x16xf32>, %w: tensor<128x128x3x3xf32>)",
+                         "func.func @conv(%x: tensor<128x16x16xf32>)")
+            .replace("%z = arith.constant 0.0 : f32",
+                     "%z = arith.constant 0.0 : f32\n  %w = arith.constant dense_resource<w> : tensor<128x128x3x3xf32>")
+            + "\n{-#\n  dialect_resources: {\n    builtin: {\n      w: \"" + hexw + "\"\n    }\n  }\n#-}\n")
+    wino_text = _forced(text)
+    wino = fo.compile_mlir(wino_text)
+    assert wino.dispatch_count == 4, wino.report()
+    direct = fo.compile_mlir(text, disable_patterns=["conv-strategy", "winograd"])
+    want = np.asarray(direct(x))
+    np.testing.assert_allclose(np.asarray(wino(x)), want, rtol=1e-3, atol=1e-4 * np.abs(want).max())
