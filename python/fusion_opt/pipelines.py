@@ -15,7 +15,7 @@ from .patterns import PATTERN_NAMES
 from .patterns import get as get_pattern
 from .patterns import hits as pattern_hits
 from .patterns.conv_bn import fold_conv_bn
-from .rewrites import attention, depthwise, im2col, siblings, winograd
+from .rewrites import attention, depthwise, im2col, pool_taps, siblings, winograd
 from .rewrites.bias_epilogue import bias_to_epilogue
 from .rewrites.unit_batch import flatten_unit_batches
 from .rewrites.choice import Rewrite
@@ -26,8 +26,8 @@ from .transforms.dispatch_regions import apply_plan
 PLAIN_REWRITES = {"conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
                   "bias-epilogue": bias_to_epilogue, "unit-batch-matmul": flatten_unit_batches}
 # The rewrites the cost model chooses per site, in the order they run (after the plain ones).
-COST_REWRITES: dict[str, Rewrite] = {rw.name: rw for rw in (winograd.REWRITE, im2col.REWRITE, depthwise.REWRITE, siblings.REWRITE,
-                                                          attention.REWRITE)}
+COST_REWRITES: dict[str, Rewrite] = {rw.name: rw for rw in (
+    winograd.REWRITE, im2col.REWRITE, depthwise.REWRITE, pool_taps.REWRITE, siblings.REWRITE, attention.REWRITE)}
 
 FUSION_MODES = STRATEGY_NAMES
 DEFAULT_FUSION = DEFAULT_STRATEGY

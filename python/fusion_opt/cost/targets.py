@@ -78,6 +78,9 @@ class TargetDesc:
         # IREE's depthwise conv code (no channel reduction): ShuffleNet's 136x28x28 3x3 at ~2 GFLOP/s
         # (calibrated 0.028 on the host)
         "convolution.depthwise": 0.03,
+        # IREE's code for a window reduction (pooling: not vectorized along the output row): ResNet-50's
+        # 3x3 stride-2 max pool, 64x56x56 x 9 taps, took 0.4-0.7 ms here (2.6-4.5 G taps/s; calibrated 0.085)
+        "reduction.window": 0.05,
         # IREE's fused attention op (iree_linalg_ext.attention, rewrites/attention.py): on GPUs IREE's
         # tiled online-softmax kernel, priced like other opaque ops until measured; on this CPU IREE
         # 3.13's code ran at 0.6-1.5 GFLOP/s (batch x M x K2 x D: 4x128x128x64 11.6 ms against 0.49 ms

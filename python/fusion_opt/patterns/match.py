@@ -65,6 +65,11 @@ def depthwise_taps(graph: DataflowGraph) -> Hits:
     return [(i,) for i, _ in find_depthwise(graph)]
 
 
+def pool_taps(graph: DataflowGraph) -> Hits:
+    from ..rewrites.pool_taps import find
+    return [(i,) for i, _ in find(graph)]
+
+
 def sibling_matmuls(graph: DataflowGraph) -> Hits:
     g = indexed(graph)
     const = constant_ops(g)

@@ -6,6 +6,7 @@
 // LIST: unit-batch-matmul{{ +}}rewrite
 // LIST: winograd{{ +}}rewrite
 // LIST: conv-strategy{{ +}}rewrite
+// LIST: pool-taps{{ +}}rewrite
 // LIST: sibling-matmuls{{ +}}rewrite
 // LIST: attention-op{{ +}}rewrite
 // LIST: layernorm{{ +}}grouping
