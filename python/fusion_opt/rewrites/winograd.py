@@ -52,7 +52,8 @@ def _zero_fill(ops: Sequence[ir.Operation], graph: DataflowGraph, init: int | No
     if init is None or init < 0 or graph.ops[init].name != "linalg.fill":
         return False
     value = ops[init].operands[0].owner
-    if not hasattr(value, "name") or value.name != "arith.constant":
+    value = getattr(value, "operation", value)
+    if isinstance(value, ir.Block) or value.name != "arith.constant":
         return False
     try:
         return ir.FloatAttr(value.attributes["value"]).value == 0.0
