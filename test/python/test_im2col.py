@@ -120,3 +120,45 @@ def test_grouped_conv_becomes_a_batch_matmul_with_the_same_result() -> None:
             want += np.einsum("gcyx,gfc->gfyx", x[:, :, kh:kh + 7, kw:kw + 7].astype(np.float64), w[:, :, :, kh, kw])
     np.testing.assert_allclose(np.asarray(ours(x, w)), want, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(np.asarray(direct(x, w)), want, rtol=1e-4, atol=1e-4)
+
+
+GROUPED_1X1 = """
+func.func @gconv(%x: tensor<4x12x10x10xf32>, %w: tensor<4x8x12xf32>) -> tensor<4x8x10x10xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8x10x10xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<4x8x10x10xf32>) -> tensor<4x8x10x10xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2, d3)>,
+                                        affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>,
+                                        affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<4x12x10x10xf32>, tensor<4x8x12xf32>) outs(%i : tensor<4x8x10x10xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %o, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8x10x10xf32>
+  return %y : tensor<4x8x10x10xf32>
+}
+"""
+
+
+def test_grouped_1x1_conv_is_a_named_batch_matmul_in_irees_tiles() -> None:
+    """ShuffleNet's grouped 1x1 convs: a linalg.batch_matmul over [G, C, H*W] with IREE's own tiles as a
+    compilation_info (which keeps data tiling off it), numerically the conv."""
+    from ir_helpers import describe_text
+
+    from fusion_opt.cost import get_target_desc
+    from fusion_opt.rewrites import im2col
+    from fusion_opt.rewrites.choice import run
+
+    sess, module, f, graph, ops = describe_text(GROUPED_1X1)
+    out = run(im2col.REWRITE, graph, ops, get_target_desc("host"), force="rewrite")
+    assert out.taken == 1
+    text = str(module)
+    assert "linalg.batch_matmul {compilation_info" in text and "tensor<4x12x100xf32>" in text
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 12, 10, 10)).astype(np.float32)
+    w = rng.standard_normal((4, 8, 12)).astype(np.float32)
+    want = np.einsum("gcyx,gfc->gfyx", x.astype(np.float64), w)
+    got = fo.compile_mlir(text)
+    np.testing.assert_allclose(np.asarray(got(x, w)), want, rtol=1e-4, atol=1e-4)

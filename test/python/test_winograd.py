@@ -12,6 +12,7 @@ from test_im2col import conv_mlir
 
 import fusion_opt as fo
 from fusion_opt.analysis.describe import describe_function
+from fusion_opt.backends.lowering import iree_bmm_compilation_info
 from fusion_opt.backends.levers import CONST_EXPR_THRESHOLD, const_expr_flags
 from fusion_opt.cost import get_target_desc
 from fusion_opt.rewrites import winograd
@@ -52,7 +53,7 @@ def test_the_decision_is_the_cost_models():
                                       (4, 224, "[1, 4, 56, 0]"), (4, 32, "[1, 4, 32, 0]")])
 def test_batch_matmul_tiles_are_irees_own_choice(m, n, want):
     """Read off IREE 3.13's `--compile-to=executable-configurations` for these Winograd matmuls."""
-    info = winograd.bmm_compilation_info(m, n)
+    info = iree_bmm_compilation_info(m, n)
     assert f"distribution = {want}" in info and f"cache_parallel = {want}" in info
     assert f"vector_common_parallel = [1, {min(8, m)}, 8, 0]" in info and "enable_loop_peeling" in info
 

@@ -12,7 +12,8 @@ with the transform's larger constants (relative error ~1e-5 per conv against ~1e
 The rewrite writes the conv as a named `linalg.conv_2d_nchw_fchw` with IREE's `__winograd_conv`
 mark and lets IREE's own pass (`iree-linalg-ext-convert-conv2d-to-winograd`) build the transforms, the
 batch matmul and the output slice: the tile arithmetic and its constants stay IREE's. The batch
-matmul then gets a `compilation_info` with IREE's own tile choice for it (`bmm_compilation_info`):
+matmul then gets a `compilation_info` with IREE's own tile choice for it
+(`backends.lowering.iree_bmm_compilation_info`):
 that keeps IREE's data tiling (on for the module's plain matmuls) off it, which made it 1.3 ms
 instead of 0.48 (packing the transformed input in a dispatch of its own, 0.46 ms).
 
@@ -31,6 +32,7 @@ from collections.abc import Sequence
 from ..analysis.classify import (NAMED_MATMUL_DIMS, WINOGRAD_FILTER, WINOGRAD_INPUT, WINOGRAD_OUTPUT,
                                  map_results, winograd_flops)
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from ..backends.lowering import iree_bmm_compilation_info
 from ..cost.group import elem_bytes
 from ..cost.model import estimate
 from ..cost.targets import TargetDesc
@@ -166,26 +168,6 @@ def apply(op: ir.Operation) -> None:
     op.erase()
 
 
-def bmm_compilation_info(m: int, n: int) -> str:
-    """IREE 3.13's own llvm-cpu choice for a [B, M, K] x [B, K, N] f32 batch matmul on AVX2 (read off
-    `--compile-to=executable-configurations` for the Winograd matmuls of ResNet-50, VGG-19, SqueezeNet
-    and Inception shapes), as a `compilation_info`: workgroup tile M (itself up to 64, else its largest
-    divisor in [32, 64], else 64) x N (itself up to 64, else its largest divisor <= 64 that is a
-    multiple of 8, else 64), register tile 8 x 8 (M rows capped by the tile), K by 8, loop peeling.
-    A hand-picked simpler tile ([1, 50, 64] workgroups, K by 1, no cache level) ran 7x slower."""
-    def tile(size: int, low: int, multiple: int) -> int:
-        if size <= 64:
-            return size
-        return next((d for d in range(64, low - 1, -1) if size % d == 0 and d % multiple == 0), 64)
-    tm, tn = tile(m, 32, 1), tile(n, 8, 8)
-    par = f"[1, {tm}, {tn}, 0]"
-    return ("#iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<"
-            f"cache_parallel = {par}, distribution = {par}, vector_common_parallel = [1, {min(8, tm)}, "
-            f"{min(8, tn)}, 0], vector_reduction = [0, 0, 0, 8]>, translation_info = "
-            "#iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>, "
-            "{enable_loop_peeling}>>")
-
-
 def finish(fn: ir.Operation) -> None:
     """Run IREE's Winograd pass over the marked convs, then pin the tiles of the batch matmuls it made
     (those reading a reshaped input transform)."""
@@ -202,7 +184,7 @@ def finish(fn: ir.Operation) -> None:
             continue
         _, m, n = ir.RankedTensorType(op.results[0].type).shape
         with fn.context:
-            op.attributes["compilation_info"] = ir.Attribute.parse(bmm_compilation_info(m, n))
+            op.attributes["compilation_info"] = ir.Attribute.parse(iree_bmm_compilation_info(m, n))
 
 
 def price(graph: DataflowGraph, s: tuple[int, im2col.ConvLayout], target: TargetDesc) -> Choice:
