@@ -2,7 +2,8 @@
 turn, every variant compiled from the same model and timed interleaved with the others in one process
 (runner.measure), each checked against the model's reference first.
 
-Levers (issue 8): the conv strategy (im2col + matmul per conv, rewrites/im2col.py), IREE's data tiling
+Levers (issue 8): Winograd for 3x3 convs (rewrites/winograd.py), the conv strategy (im2col + matmul
+per conv, rewrites/im2col.py), pooling as window taps (rewrites/pool_taps.py), IREE's data tiling
 (backends/levers.py), Conv-BN folding (patterns/conv_bn.py), our grouping vs IREE's dispatch formation
 (`fusion="iree"`, which also drops the rewrites above: they belong to our planner) and the runtime driver
 (`local-task`, IREE's multi-threaded driver, vs `local-sync`, one thread, no task system).
@@ -30,7 +31,9 @@ class Variant:
 
 VARIANTS: tuple[Variant, ...] = (
     Variant("all", "every lever on (fusion=cost)"),
-    Variant("-conv-strategy", "convs kept direct", disable_patterns=("conv-strategy",)),
+    Variant("-winograd", "3x3 stride-1 convs never Winograd (im2col or direct)", disable_patterns=("winograd",)),
+    Variant("-conv-strategy", "convs kept direct (no im2col, no Winograd)", disable_patterns=("conv-strategy", "winograd")),
+    Variant("-pool-taps", "window reductions kept as IREE's pooling code", disable_patterns=("pool-taps",)),
     Variant("-data-tiling", "IREE's data tiling off", extra_flags=("--iree-opt-data-tiling=false",)),
     Variant("-conv-bn", "BatchNorm not folded into the weights", disable_patterns=("conv-bn",)),
     Variant("-our-grouping", "IREE forms the dispatches (fusion=iree; no rewrites, no data tiling)", fusion="iree"),

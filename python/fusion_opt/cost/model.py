@@ -16,8 +16,10 @@ Formulas (every constant is a TargetDesc field; see docs/cost-model.md):
                 longer than a vector and not a multiple of it, or one element), .reduction (row
                 reduction), .transposed
   recompute_s = compute of duplicated members + for a member feeding a contraction/conv input
-                inside the group: its compute x (reuse - 1)
+                inside the group: its compute x (reuse - 1); for a member another member reads
+                through a window (pooling, a windowed reduction): its compute x (window_reads - 1)
   reuse(x)    = ceil(prod of parallel loop ranges the operand's map does not index / matmul_tile)
+  window_reads(x) = loop elements / elements of x, for an input read through window sums (d1 * 2 + d3)
   unique      = bytes(external inputs, deduplicated) + bytes(escaping outputs)  (intermediates: 0)
   reread(x)   = bytes(x) x (reuse(x) - 1) for external inputs of a contraction/conv
   level(B)    = first cache level past L1 with size x instances x cache_fit >= B, else DRAM
@@ -305,6 +307,19 @@ def reuse(op: OpDesc, pos: int, t: TargetDesc) -> int:
     return max(1, math.ceil(missing / t.matmul_tile))
 
 
+def window_reads(op: OpDesc, pos: int) -> int:
+    """How many times an op that is not a contraction/conv reads each element of input `pos` through a
+    window (a map result summing two loops, `d1 * 2 + d3`): its loop elements over the operand's
+    elements (a 3x3 stride-2 pool ~2.25, LRN's 5-channel sum 5); 1 for other reads. A producer fused
+    into such a consumer is recomputed that many times: ZFNet's LRN (with its powf) fused into the
+    next max pool ran 28.7 ms against ~14 ms alone."""
+    if op.kind in MATRIX or pos >= op.num_dps_inputs or pos >= len(op.indexing_maps):
+        return 1
+    if not any("+" in r for r in map_results(op.indexing_maps[pos])):
+        return 1
+    return max(1, round(math.prod(op.loop_ranges) / max(1, math.prod(op.operand_shapes[pos]))))
+
+
 def serving_level(nbytes: float, t: TargetDesc) -> tuple[str, float]:
     """(level name, effective B/s) of the first cache past L1 that holds `nbytes`, else DRAM."""
     for level in t.caches[1:]:
@@ -335,8 +350,8 @@ def parallelism(root: OpDesc, t: TargetDesc) -> float:
 class _OpFacts:
     """What `estimate` needs of one op on one target, computed once (see `_facts`)."""
 
-    __slots__ = ("compute_s", "reuse", "rereads", "loop_elems", "result_elems", "elem_bytes", "parallelism",
-                 "parallel_elems", "iteration_s")
+    __slots__ = ("compute_s", "reuse", "rereads", "window", "loop_elems", "result_elems", "elem_bytes",
+                 "parallelism", "parallel_elems", "iteration_s")
 
     def __init__(self, op: OpDesc, t: TargetDesc) -> None:
         self.compute_s = op_compute_s(op, t)
@@ -344,6 +359,7 @@ class _OpFacts:
         # (operand position, producer, reuse) of the inputs a tiled contraction/conv re-reads
         self.rereads = tuple((pos, src, self.reuse[pos]) for pos, src in enumerate(op.operands[:op.num_dps_inputs])
                              if self.reuse[pos] > 1)
+        self.window = tuple(window_reads(op, pos) for pos in range(len(op.operands)))
         self.loop_elems = math.prod(op.loop_ranges)
         self.result_elems = math.prod(op.result_shapes[0]) if op.result_shapes else 0
         self.elem_bytes = elem_bytes(op_dtype(op))
@@ -490,7 +506,7 @@ def estimate(group: GroupView | Sequence[OpDesc], target: TargetDesc) -> Cost:
 
     # One pass over the edges inside the group (producer -> consumer operand): each producer's last
     # in-group use (live ranges), whether it must be materialized, and the recompute of producers
-    # feeding a tiled contraction/conv input (compute x (reuse - 1)).
+    # feeding a tiled contraction/conv input (compute x (reuse - 1)) or read through a window.
     first: dict[int, _OpFacts] = {}
     for op, f in zip(ops, facts):
         first.setdefault(op.index, f)
@@ -507,7 +523,7 @@ def estimate(group: GroupView | Sequence[OpDesc], target: TargetDesc) -> Cost:
                 continue
             if last.get(src, me) <= me:
                 last[src] = me
-            r = f.reuse[pos]
+            r = max(f.reuse[pos], f.window[pos])
             if r > 1:
                 reread.setdefault(src, []).append(pf.compute_s * (r - 1))
             if r > 1 or f.loop_elems != pf.result_elems:
