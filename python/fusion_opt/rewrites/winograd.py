@@ -97,8 +97,9 @@ def tiles(op: OpDesc, lay: im2col.ConvLayout) -> tuple[int, int]:
 
 def winograd_descs(op: OpDesc, lay: im2col.ConvLayout, constant_filter: bool = True) -> tuple[OpDesc, ...]:
     """What the rewrite makes of `op`, as the planner will see it: the input transform, the batch matmul
-    (its own group with its fill), the output transform; the filter transform only when the filter is
-    not a constant (constant filters are transformed at compile time)."""
+    (its own group with its fill), the output transform, a pass over the output slice (the epilogue's
+    dispatch: it cannot join the output transform's); the filter transform only when the filter is not
+    a constant (constant filters are transformed at compile time)."""
     r = op.loop_ranges
     c, f = r[lay.red[0]], r[lay.f]
     th, tw = tiles(op, lay)
@@ -125,7 +126,18 @@ def winograd_descs(op: OpDesc, lay: im2col.ConvLayout, constant_filter: bool = T
                  result_shapes=((b, t, f),), operands=(None, None, None), num_dps_inputs=2,
                  body_ops=("arith.mulf", "arith.addf"), flops=2 * b * t * f * c,
                  bytes_read=b * (t * c + c * f) * eb, bytes_written=b * t * f * eb)
-    parts = [transform(WINOGRAD_INPUT, op.operand_shapes[0], tin), bmm, transform(WINOGRAD_OUTPUT, tout, padded)]
+    # the conv's output slice, read by its epilogue in a dispatch of its own (an epilogue joins a direct
+    # or im2col conv's group, never the output transform's)
+    out = op.result_shapes[0]
+    dims = ", ".join(f"d{k}" for k in range(len(out)))
+    ident = f"({dims}) -> ({dims})"
+    slice_pass = OpDesc(index=-1, name="linalg.generic", loc=op.loc, kind=OpKind.ELEMENTWISE, loop_ranges=out,
+                        iterator_types=("parallel",) * len(out), indexing_maps=(ident, ident),
+                        map_dims=(tuple(range(len(out))),) * 2, element_types=("f32", "f32"),
+                        operand_shapes=(out, out), result_shapes=(out,), operands=(None, None), num_dps_inputs=1,
+                        body_ops=(), flops=0, bytes_read=numel(out) * eb, bytes_written=numel(out) * eb)
+    parts = [transform(WINOGRAD_INPUT, op.operand_shapes[0], tin), bmm, transform(WINOGRAD_OUTPUT, tout, padded),
+             slice_pass]
     if not constant_filter:
         parts.insert(0, transform(WINOGRAD_FILTER, op.operand_shapes[1], (INPUT_TILE, INPUT_TILE, c, f)))
     return tuple(parts)
