@@ -135,7 +135,7 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     write_regions(planned)
     configs = apply_tile_sizes(planned, tile_sizes, target)
     extra_flags = (*extra_flags, *module_flags((p.graph for p in planned), fusion, target, tile_sizes,
-                                                    codegen_strategies, extra_flags))
+                                               codegen_strategies, extra_flags))
     timings["plan"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     # Weights of 1 KiB or more go to an .irpa archive (a 100 MB vmfb compiles slower and is copied

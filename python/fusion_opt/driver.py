@@ -50,7 +50,7 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
     from .backends.levers import module_flags
 
     levers = module_flags((p.graph for p in planned), args.fusion, args.target,
-                               getattr(args, "tile_sizes", "iree"), getattr(args, "codegen_strategies", False))
+                          getattr(args, "tile_sizes", "iree"), getattr(args, "codegen_strategies", False))
     compile_and_save(module, session, source_name, args, levers)
     if configs:  # a config IREE dropped without a word is an error (the .vmfb is removed)
         from .backends.lowering import require_applied

@@ -72,3 +72,12 @@ def test_the_planner_prices_contractions_as_the_compile_runs_them():
         pf = plan_module(parse_mlir(src, s.context, "mm.mlir"), "cost", "mm.mlir", "host", data_tiling=tiled)[0]
         times[tiled] = pf.plan.predicted_s
     assert times[None] == times[True] != times[False]
+
+
+def test_opt_level_is_o3_for_the_cost_mode_on_cpus_unless_the_user_chose():
+    from fusion_opt.backends.levers import OPT_LEVEL, module_flags, opt_level_flags
+
+    assert opt_level_flags("cost", "llvm-cpu") == (f"{OPT_LEVEL}=O3",)
+    assert opt_level_flags("greedy", "llvm-cpu") == () and opt_level_flags("cost", "sm_80") == ()
+    assert opt_level_flags("cost", "llvm-cpu", user_flags=(f"{OPT_LEVEL}=O1",)) == ()
+    assert f"{OPT_LEVEL}=O3" in module_flags([], "cost", "host")

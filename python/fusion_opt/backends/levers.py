@@ -17,6 +17,7 @@ from .targets import get_target
 
 DATA_TILING = "--iree-opt-data-tiling"
 CONST_EXPR_THRESHOLD = "--iree-opt-const-expr-max-size-increase-threshold"
+OPT_LEVEL = "--iree-opt-level"
 
 
 def data_tiling_planned(fusion: str, target: str, tile_sizes: str = "iree", codegen_strategies: bool = False,
@@ -67,9 +68,16 @@ def const_expr_flags(graphs: Iterable[DataflowGraph], user_flags: Sequence[str] 
     return (f"{CONST_EXPR_THRESHOLD}={-(-max(grown) // mib) * mib}",)
 
 
+def opt_level_flags(fusion: str, target: str, user_flags: Sequence[str] = ()) -> tuple[str, ...]:
+    """`--iree-opt-level=O3` for the `cost` mode on a CPU target, unless the user chose a level."""
+    if fusion != "cost" or not _is_cpu(target) or any(f.startswith(OPT_LEVEL) for f in user_flags):
+        return ()
+    return (f"{OPT_LEVEL}=O3",)
+
+
 def module_flags(graphs: Iterable[DataflowGraph], fusion: str, target: str, tile_sizes: str = "iree",
                  codegen_strategies: bool = False, user_flags: Sequence[str] = ()) -> tuple[str, ...]:
     """Every per-module lever above, for the planned functions `graphs`."""
     graphs = tuple(graphs)
     return (*data_tiling_flags(graphs, fusion, target, tile_sizes, codegen_strategies, user_flags),
-            *const_expr_flags(graphs, user_flags))
+            *const_expr_flags(graphs, user_flags), *opt_level_flags(fusion, target, user_flags))
