@@ -42,3 +42,18 @@ def functions(module: ir.Module) -> list[ir.Operation]:
 
 def symbol_name(func_op: ir.Operation | ir.OpView) -> str:
     return ir.StringAttr(func_op.operation.attributes["sym_name"]).value
+
+
+def constant_value(v: ir.Value) -> float | None:
+    """The value of an f32 scalar or splat `arith.constant`, else None (rewrites read fills and scales)."""
+    owner = v.owner
+    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
+        return None
+    attr = owner.attributes["value"]
+    if isinstance(attr, ir.FloatAttr):
+        return ir.FloatAttr(attr).value
+    try:
+        dense = ir.DenseFPElementsAttr(attr)
+    except ValueError:
+        return None
+    return ir.FloatAttr(dense.get_splat_value()).value if dense.is_splat else None

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..analysis.opdesc import DataflowGraph, OpKind
 from ..fusion.legality import constant_ops, indexed
-from ..ir import ir
+from ..ir import constant_value, ir
 
 STEP_OPS = ("arith.addf", "arith.subf", "arith.mulf", "arith.divf")
 
@@ -106,9 +106,7 @@ def _init_kind(init: ir.Value, out_pos: int) -> str | None:
     if not isinstance(owner, (ir.Operation, ir.OpView)):
         return None
     if owner.name == "linalg.fill":
-        v = owner.operands[0].owner
-        ok = isinstance(v, (ir.Operation, ir.OpView)) and v.name == "arith.constant"
-        return "zero" if ok and ir.FloatAttr(v.attributes["value"]).value == 0.0 else None
+        return "zero" if constant_value(owner.operands[0]) == 0.0 else None
     if owner.name == "linalg.generic" and len(owner.operands) == 2:
         body = list(owner.regions[0].blocks[0].operations)
         maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(owner.attributes["indexing_maps"])]

@@ -26,7 +26,7 @@ from ..cost.group import elem_bytes
 from ..cost.model import estimate
 from ..cost.targets import TargetDesc
 from ..fusion.legality import numel
-from ..ir import ir
+from ..ir import constant_value, ir
 from .choice import Choice, Rewrite
 
 NAME = "attention-op"
@@ -89,21 +89,6 @@ def candidates(graph: DataflowGraph) -> list[Site]:
     return out
 
 
-def _constant_value(v: ir.Value) -> float | None:
-    """The value of an f32 scalar or splat constant, else None."""
-    owner = v.owner
-    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
-        return None
-    attr = owner.attributes["value"]
-    if isinstance(attr, ir.FloatAttr):
-        return ir.FloatAttr(attr).value
-    try:
-        dense = ir.DenseFPElementsAttr(attr)
-    except ValueError:
-        return None
-    return ir.FloatAttr(dense.get_splat_value()).value if dense.is_splat else None
-
-
 def scale_factor(op: ir.Operation) -> float | None:
     """What an elementwise `x * c` / `x / c` (c a constant scalar, as an input or captured) multiplies
     its first input by; None for anything else (c / x, a non-constant c)."""
@@ -118,7 +103,7 @@ def scale_factor(op: ir.Operation) -> float | None:
 
     def const(v: ir.Value) -> float | None:
         k = arg(v)
-        return _constant_value(op.operands[k]) if k is not None else _constant_value(v)
+        return constant_value(op.operands[k]) if k is not None else constant_value(v)
 
     name = inner[0].operation.name
     if arg(a) == 0:

@@ -37,7 +37,7 @@ from ..cost.group import elem_bytes
 from ..cost.model import estimate
 from ..cost.targets import TargetDesc
 from ..fusion.legality import constant_ops, numel
-from ..ir import ir
+from ..ir import constant_value, ir
 from . import im2col
 from .choice import Choice, Rewrite
 
@@ -51,16 +51,8 @@ _SUM = re.compile(r"^d(\d+) \+ d(\d+)$")
 
 def _zero_fill(ops: Sequence[ir.Operation], graph: DataflowGraph, init: int | None) -> bool:
     """Whether the conv's init is a `linalg.fill` of 0.0 (IREE's pass assumes a zero accumulator)."""
-    if init is None or init < 0 or graph.ops[init].name != "linalg.fill":
-        return False
-    value = ops[init].operands[0].owner
-    value = getattr(value, "operation", value)
-    if isinstance(value, ir.Block) or value.name != "arith.constant":
-        return False
-    try:
-        return ir.FloatAttr(value.attributes["value"]).value == 0.0
-    except (ValueError, KeyError):
-        return False
+    return (init is not None and init >= 0 and graph.ops[init].name == "linalg.fill"
+            and constant_value(ops[init].operands[0]) == 0.0)
 
 
 def site(graph: DataflowGraph, ops: Sequence[ir.Operation], i: int) -> im2col.ConvLayout | None:
