@@ -30,7 +30,7 @@ from . import iree_best, models, plot, roofline, runner, summary
 
 DEFAULT_SUITE = ("resnet50", "squeezenet", "densenet121", "inception_v2", "shufflenet", "vgg19", "mlp_gelu",
                  "layernorm", "attention", "bert_layer", "mlp4")
-SUBCOMMANDS = ("run", "calibrate", "accuracy", "fuzz", "ablation")
+SUBCOMMANDS = ("run", "calibrate", "accuracy", "fuzz", "ablation", "conformance")
 TARGET_ALIASES = {"host": "llvm-cpu", "cpu": "llvm-cpu"}
 
 
@@ -69,7 +69,7 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="fusion-bench", description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="command", metavar="{run,calibrate,accuracy,fuzz,ablation}")
+    sub = ap.add_subparsers(dest="command", metavar="{run,calibrate,accuracy,fuzz,ablation,conformance}")
     add_run_args(sub.add_parser("run", help="benchmark models (default subcommand)"))
     from .calibrate import add_accuracy_args, add_calibrate_args
     add_calibrate_args(sub.add_parser("calibrate", help="fit the cost model's constants to measured dispatches"))
@@ -84,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     from ..fuzz.command import add_fuzz_args
     add_fuzz_args(sub.add_parser("fuzz", help="differential fuzzing, planted bugs, malformed inputs, faults, "
                                  "determinism (docs/reliability.md)"))
+    from .conformance import add_args as add_conformance_args
+    add_conformance_args(sub.add_parser("conformance", help="the onnx package's operator and model test cases "
+                                        "through compile_onnx, against their reference outputs"))
     return ap
 
 
@@ -256,6 +259,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_fuzz(args)
     if args.command == "ablation":
         return cmd_ablation(args)
+    if args.command == "conformance":
+        from .conformance import cmd as run_conformance
+        return run_conformance(args)
     return 2  # pragma: no cover - every subcommand returns above
 
 

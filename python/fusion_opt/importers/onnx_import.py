@@ -1,6 +1,7 @@
 """ONNX -> torch dialect -> Linalg on tensors, in process (recipe verified in shared/ARCHITECTURE.md)."""
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -8,7 +9,7 @@ from pathlib import Path
 import onnx
 
 from ..errors import InputError, UnsupportedError
-from ..ir import PassManager, ir
+from ..ir import PassManager, ir, new_session
 
 MIN_OPSET = 17
 TORCH_TO_LINALG = (
@@ -104,16 +105,34 @@ _NUMERIC = {onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.FL
             onnx.TensorProto.UINT64}
 
 
+# The torch importer aborts the process on these (LLVM fatal error "Unhandled type in
+# getScalarTypeForType: ui16", torch-mlir#3720), wherever they appear: inputs, intermediates, casts.
+_ABORTS_IMPORTER = {onnx.TensorProto.UINT16, onnx.TensorProto.UINT32, onnx.TensorProto.UINT64}
+
+
+def _type_name(et: int) -> str:
+    return onnx.TensorProto.DataType.Name(et) if et in onnx.TensorProto.DataType.values() else str(et)
+
+
 def check_tensors(proto: onnx.ModelProto, where: str) -> None:
-    """Refuse what crashes the importer instead of failing in it (found by `fusion-bench fuzz --malformed`):
-    a graph input or output of a non-numeric element type, an initializer whose data is shorter or longer
-    than its dims say (the importer reads past the buffer)."""
+    """Refuse what crashes the importer instead of failing in it (found by `fusion-bench fuzz --malformed`
+    and `fusion-bench conformance`): a graph input or output of a non-numeric element type, an unsigned
+    type wider than 8 bits anywhere in the graph, an initializer whose data is shorter or longer than its
+    dims say (the importer reads past the buffer)."""
     for v in list(proto.graph.input) + list(proto.graph.output):
         et = v.type.tensor_type.elem_type
         if v.type.HasField("tensor_type") and et not in _NUMERIC:
-            name = onnx.TensorProto.DataType.Name(et) if et in onnx.TensorProto.DataType.values() else str(et)
             raise UnsupportedError(f"graph {'input' if v in proto.graph.input else 'output'} '{v.name}' has "
-                                   f"element type {name}, which is not supported", where)
+                                   f"element type {_type_name(et)}, which is not supported", where)
+    typed = [(v.name, v.type.tensor_type.elem_type) for v in [*proto.graph.input, *proto.graph.output,
+                                                              *proto.graph.value_info] if v.type.HasField("tensor_type")]
+    typed += [(t.name, t.data_type) for t in proto.graph.initializer]
+    typed += [(n.output[0] if n.output else n.name, a.i) for n in proto.graph.node if n.op_type == "Cast"
+              for a in n.attribute if a.name == "to"]
+    for name, et in typed:
+        if et in _ABORTS_IMPORTER:
+            raise UnsupportedError(f"tensor '{name}' has element type {_type_name(et)}; unsigned integers wider "
+                                   "than 8 bits are not supported by the ONNX importer", where)
     for t in proto.graph.initializer:
         if t.data_type not in _NUMERIC:
             raise UnsupportedError(f"initializer '{t.name}' has an unsupported element type", where)
@@ -154,18 +173,27 @@ def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Con
     proto, where = load_onnx(model)
     where = source_name or where
     proto = prepare(proto, where, input_shapes)
+    # The torch lowering runs in a context of its own: IREE's global-opt passes segfaulted on a module
+    # in the context these passes had run in, and not on the same module parsed into a fresh one
+    # (onnx's test_attention_*_expanded cases, found by `fusion-bench conformance`). The hand-over
+    # costs a bytecode round trip (0.4 s for ResNet-50's 100 MB).
+    staging = new_session()
     try:
         info = onnx_importer.ModelInfo(proto)
-        module = info.create_module(context=context)
-        onnx_importer.NodeImporter.define_function(info.main_graph, module.operation).import_all()
+        torch_module = info.create_module(context=staging.context)
+        onnx_importer.NodeImporter.define_function(info.main_graph, torch_module.operation).import_all()
     except Exception as e:
         raise UnsupportedError(f"ONNX import failed: {type(e).__name__}: {e}", where) from None
-    _run(module, "builtin.module(func.func(convert-torch-onnx-to-torch))", context, where)
-    bad = _first_unconverted(module)
+    _run(torch_module, "builtin.module(func.func(convert-torch-onnx-to-torch))", staging.context, where)
+    bad = _first_unconverted(torch_module)
     if bad:
         node = bad[1][len('loc("'):-2] if bad[1].startswith('loc("') else bad[1]
         raise UnsupportedError(f"unsupported ONNX op '{bad[0]}' (node '{node}')", where)
-    _run(module, TORCH_TO_LINALG, context, where)
+    _run(torch_module, TORCH_TO_LINALG, staging.context, where)
+    buf = io.BytesIO()
+    torch_module.operation.write_bytecode(buf)
+    module = ir.Module.parse(buf.getvalue(), context)
+    del torch_module, staging
     _run(module, GLOBAL_OPT, context, where)
     _run(module, FOLD_UNIT_DIMS, context, where)
     return module, proto

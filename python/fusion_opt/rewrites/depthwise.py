@@ -13,8 +13,6 @@ filter's (kh, kw) order. Only f32 depthwise convs with at most `MAX_TAPS` window
 """
 from __future__ import annotations
 
-import itertools
-import re
 from dataclasses import dataclass
 
 from ..analysis.classify import map_results
@@ -25,10 +23,9 @@ from ..cost.targets import TargetDesc
 from ..fusion.legality import numel
 from ..ir import ir
 from .choice import Choice, Rewrite
+from .taps import MAX_TAPS, affine_map, affine_terms, fold_into_init, strided_slice, tap_points
 
 NAME = "depthwise-taps"
-MAX_TAPS = 25
-_TERM = re.compile(r"^d(\d+)(?:\s*\*\s*(\d+))?$")
 
 
 @dataclass(frozen=True)
@@ -40,17 +37,6 @@ class Window:
     taps: tuple[int, ...]                            # reduction loops in filter order
 
 
-def _terms(expr: str) -> dict[int, int] | None:
-    """`d1 * 2 + d3` -> {1: 2, 3: 1}; None for anything else (constants, mod, ...)."""
-    out: dict[int, int] = {}
-    for t in expr.split("+"):
-        m = _TERM.fullmatch(t.strip())
-        if m is None:
-            return None
-        out[int(m[1])] = int(m[2] or 1)
-    return out
-
-
 def window(op: OpDesc) -> Window | None:
     """The op's Window when it is a depthwise conv this rewrite handles."""
     if (op.name != "linalg.generic" or op.kind is not OpKind.CONVOLUTION or op.num_dps_inputs != 2
@@ -58,8 +44,8 @@ def window(op: OpDesc) -> Window | None:
             or any(t != "f32" for t in op.element_types)):
         return None
     x_res, w_res, o_res = (map_results(m) for m in op.indexing_maps)
-    o = [_terms(r) for r in o_res]
-    w = [_terms(r) for r in w_res]
+    o = [affine_terms(r) for r in o_res]
+    w = [affine_terms(r) for r in w_res]
     if any(t is None or len(t) != 1 or next(iter(t.values())) != 1 for t in (*o, *w)):
         return None
     out_dims = [next(iter(t)) for t in o]
@@ -74,7 +60,7 @@ def window(op: OpDesc) -> Window | None:
     chan = shared[0]
     reads: list[tuple[int, int, int, int] | None] = []
     for r in x_res:
-        t = _terms(r)
+        t = affine_terms(r)
         if t is None:
             return None
         if t == {chan: 1}:
@@ -129,52 +115,31 @@ def find_depthwise(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[t
 
 def apply_taps(op: ir.Operation, desc: OpDesc, win: Window) -> None:
     """Replace depthwise conv `op` (described by `desc`) by its taps form, in place."""
-    from iree.compiler.dialects import arith, linalg, tensor
+    from iree.compiler.dialects import arith
 
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
-    out_t = ir.RankedTensorType(op.results[0].type)
-    elt = out_t.element_type
     o_dims = [int(r.strip()[1:]) for r in map_results(desc.indexing_maps[2])]
     w_dims = [int(r.strip()[1:]) for r in map_results(desc.indexing_maps[1])]
-    n = len(o_dims)
-    cpos = o_dims.index(win.channel)
+    n, c = len(o_dims), desc.loop_ranges[win.channel]
     ranges = desc.loop_ranges
     with op.context, op.location, ir.InsertionPoint(op):
+        # the slices' dims follow the input's; the output orders its loops its own way
+        x_map = affine_map(n, [o_dims.index(win.channel if rd is None else rd[0]) for rd in win.reads])
         xs, ws = [], []
-        for tap in itertools.product(*(range(ranges[d]) for d in win.taps)):
-            at = dict(zip(win.taps, tap))
+        for at in tap_points(ranges, win.taps):
             # per input dim (offset, size, stride): the whole channel dim, or the tap's strided window
-            dims = [(0, ranges[win.channel], 1) if rd is None else (at[rd[2]] * rd[3], ranges[rd[0]], rd[1])
-                    for rd in win.reads]
-            offs, sizes, strides = (list(v) for v in zip(*dims))
-            # the slice's dims follow the input's; the output orders its loops its own way
-            order = [win.channel if rd is None else rd[0] for rd in win.reads]
-            sl_t = ir.RankedTensorType.get(sizes, elt)
-            xs.append((tensor.ExtractSliceOp(sl_t, x, [], [], [], offs, sizes, strides).result, order))
-            w_offs = [0 if d == win.channel else at[d] for d in w_dims]
-            w_sizes = [ranges[win.channel] if d == win.channel else 1 for d in w_dims]
-            col_t = ir.RankedTensorType.get([ranges[win.channel]], elt)
-            ws.append(tensor.ExtractSliceOp(col_t, w, [], [], [], w_offs, w_sizes, [1] * len(w_dims)).result)
-        par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-        maps = []
-        for _, order in xs:
-            res = ", ".join(f"d{o_dims.index(d)}" for d in order)
-            maps.append(ir.AffineMapAttr(ir.Attribute.parse(
-                f"affine_map<({', '.join(f'd{k}' for k in range(n))}) -> ({res})>")))
-        col = ir.AffineMapAttr(ir.Attribute.parse(
-            f"affine_map<({', '.join(f'd{k}' for k in range(n))}) -> (d{cpos})>"))
-        maps += [col] * len(ws) + [ir.AffineMapAttr.get(ir.AffineMap.get_identity(n))]
-        gen = linalg.GenericOp([out_t], [v for v, _ in xs] + ws, [init], ir.ArrayAttr.get(maps),
-                               ir.ArrayAttr.get([par] * n))
+            xs.append(strided_slice(x, [(0, c, 1) if rd is None else (at[rd[2]] * rd[3], ranges[rd[0]], rd[1])
+                                        for rd in win.reads]))
+            ws.append(strided_slice(w, [(0, c, 1) if d == win.channel else (at[d], 1, 1) for d in w_dims], [c]))
+        maps = [x_map] * len(xs) + [affine_map(n, [o_dims.index(win.channel)])] * len(ws)
+
+    def fold(acc: ir.Value, args: list[ir.Value]) -> ir.Value:
         t = len(xs)
-        blk = gen.regions[0].blocks.append(*([elt] * (2 * t + 1)))
-        with ir.InsertionPoint(blk):
-            acc = blk.arguments[2 * t]
-            for k in range(t):  # out += x * w, tap by tap in the filter's order (the conv's body order)
-                acc = arith.AddFOp(acc, arith.MulFOp(blk.arguments[k], blk.arguments[t + k]).result).result
-            linalg.YieldOp([acc])
-    op.results[0].replace_all_uses_with(gen.result)
-    op.erase()
+        for k in range(t):  # out += x * w, tap by tap in the filter's order (the conv's body order)
+            acc = arith.AddFOp(acc, arith.MulFOp(args[k], args[t + k]).result).result
+        return acc
+
+    fold_into_init(op, xs + ws, maps, init, fold)
 
 
 REWRITE = Rewrite(NAME, lambda graph, ops, skip: find_depthwise(graph, skip),

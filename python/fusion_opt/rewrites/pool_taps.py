@@ -19,7 +19,6 @@ by the cost model (rewrites/choice.py).
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 from ..analysis.classify import map_results
@@ -30,7 +29,7 @@ from ..cost.targets import TargetDesc
 from ..fusion.legality import numel
 from ..ir import ir
 from .choice import Choice, Rewrite
-from .depthwise import MAX_TAPS, _terms
+from .taps import MAX_TAPS, affine_map, affine_terms, fold_into_init, strided_slice, tap_points
 
 NAME = "pool-taps"
 BODY_OPS = ("arith.maximumf", "arith.minimumf", "arith.addf")
@@ -54,7 +53,7 @@ def pool(op: OpDesc) -> Pool | None:
             or any(t != "f32" for t in op.element_types) or op.num_dps_inputs < 1):
         return None
     maps = [map_results(m) for m in op.indexing_maps]
-    outs = [_terms(r) for r in maps[-1]]
+    outs = [affine_terms(r) for r in maps[-1]]
     if any(t is None or len(t) != 1 or next(iter(t.values())) != 1 for t in outs):
         return None
     out_dims = tuple(next(iter(t)) for t in outs)
@@ -66,7 +65,7 @@ def pool(op: OpDesc) -> Pool | None:
         return None
     reads = []
     for r in maps[0]:
-        t = _terms(r)
+        t = affine_terms(r)
         if t is None:
             return None
         par = [(d, s) for d, s in t.items() if d in out_dims]
@@ -112,36 +111,22 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[tuple[int, 
 
 def apply(op: ir.Operation, desc: OpDesc, p: Pool) -> None:
     """Replace the window reduction `op` (described by `desc`) by its taps form, in place."""
-    from iree.compiler.dialects import arith, linalg, tensor
+    from iree.compiler.dialects import arith
 
     x, init = op.operands[0], op.operands[len(op.operands) - 1]
-    out_t = ir.RankedTensorType(op.results[0].type)
-    elt = out_t.element_type
     ranges = desc.loop_ranges
-    n = len(p.out_dims)
     body = {"arith.maximumf": arith.MaximumFOp, "arith.minimumf": arith.MinimumFOp, "arith.addf": arith.AddFOp}[p.body]
     with op.context, op.location, ir.InsertionPoint(op):
-        slices = []
-        for tap in itertools.product(*(range(ranges[d]) for d in p.taps)):
-            at = dict(zip(p.taps, tap))
-            dims = [(at[t] * dil if t >= 0 else 0, ranges[o], s) for o, s, t, dil in p.reads]
-            offs, sizes, strides = (list(v) for v in zip(*dims))
-            sl_t = ir.RankedTensorType.get(sizes, elt)
-            slices.append(tensor.ExtractSliceOp(sl_t, x, [], [], [], offs, sizes, strides).result)
-        loops = ", ".join(f"d{k}" for k in range(n))
-        res = ", ".join(f"d{p.out_dims.index(o)}" for o, _, _, _ in p.reads)  # slice dims follow the input's
-        in_map = ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<({loops}) -> ({res})>"))
-        maps = [in_map] * len(slices) + [ir.AffineMapAttr.get(ir.AffineMap.get_identity(n))]
-        par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-        gen = linalg.GenericOp([out_t], slices, [init], ir.ArrayAttr.get(maps), ir.ArrayAttr.get([par] * n))
-        blk = gen.regions[0].blocks.append(*([elt] * (len(slices) + 1)))
-        with ir.InsertionPoint(blk):
-            acc = blk.arguments[len(slices)]
-            for k in range(len(slices)):  # the reduction's order: init, then taps in loop order
-                acc = body(acc, blk.arguments[k]).result
-            linalg.YieldOp([acc])
-    op.results[0].replace_all_uses_with(gen.result)
-    op.erase()
+        slices = [strided_slice(x, [(at[t] * dil if t >= 0 else 0, ranges[o], s) for o, s, t, dil in p.reads])
+                  for at in tap_points(ranges, p.taps)]
+        in_map = affine_map(len(p.out_dims), [p.out_dims.index(o) for o, _, _, _ in p.reads])  # slices follow the input
+
+    def fold(acc: ir.Value, args: list[ir.Value]) -> ir.Value:
+        for a in args:  # the reduction's order: init, then taps in loop order
+            acc = body(acc, a).result
+        return acc
+
+    fold_into_init(op, slices, [in_map] * len(slices), init, fold)
 
 
 REWRITE = Rewrite(NAME, lambda graph, ops, skip: find(graph, skip),
