@@ -64,3 +64,19 @@ def inject(faults: dict[int, str] | None = None) -> None:
     """Inject compile faults per group id in this process (tests); `inject()` removes them."""
     FAULTS.clear()
     FAULTS.update(_parse_faults(",".join(f"{k}:{g}" for g, k in (faults or {}).items())))
+
+
+def isolated_stage(kind: str) -> bytes:
+    """A stage for importers.isolate's tests (module level: the child process imports it by name):
+    returns bytes, raises an InputError, segfaults, or prints LLVM's fatal line and aborts."""
+    import ctypes
+
+    from .errors import InputError
+    if kind == "ok":
+        return b"linalg"
+    if kind == "refuse":
+        raise InputError("bad initializer", "m.onnx")
+    if kind == "segfault":
+        ctypes.string_at(0)
+    os.write(2, b"LLVM ERROR: out of memory\n")
+    os.abort()

@@ -64,3 +64,51 @@ def test_errors_are_one_line() -> None:
         m(np.ones((3, 16), np.float32))
     with pytest.raises(ValueError):
         fo.compile_onnx(INPUTS / "linear_relu.onnx", fusion="bogus")
+
+
+def test_a_crash_in_the_importer_is_an_error_not_the_callers_death() -> None:
+    """run_isolated: results, our own errors and C++ crashes of the stage, each as the caller should see them."""
+    from fusion_opt.importers.isolate import run_isolated
+    from fusion_opt.testhooks import isolated_stage
+
+    assert run_isolated(isolated_stage, ("ok",), "stage", "m.onnx") == b"linalg"
+    with pytest.raises(fo.InputError, match="bad initializer"):
+        run_isolated(isolated_stage, ("refuse",), "stage", "m.onnx")
+    with pytest.raises(fo.UnsupportedError, match=r"^m.onnx: error: stage crashed \(signal SIGSEGV\)"):
+        run_isolated(isolated_stage, ("segfault",), "stage", "m.onnx")
+    with pytest.raises(fo.UnsupportedError, match=r"SIGABRT: LLVM ERROR: out of memory"):
+        run_isolated(isolated_stage, ("abort",), "stage", "m.onnx")
+
+
+def _one_node(op: str, elem: int, shapes: list[list[int]], **attrs) -> onnx.ModelProto:
+    from onnx import helper
+    ins = [helper.make_tensor_value_info(f"x{k}", elem, s) for k, s in enumerate(shapes)]
+    out = helper.make_tensor_value_info("y", elem, None)
+    node = helper.make_node(op, [i.name for i in ins], ["y"], **attrs)
+    return helper.make_model(helper.make_graph([node], "g", ins, [out]), opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_types_the_importer_cannot_take_are_refused_and_f64_keeps_its_type() -> None:
+    """Found by `fusion-bench conformance`: a UINT16 add aborted the process in torch-mlir; an f64 add
+    aborted IREE (its f64 -> f32 demotion) once our regions were in the module."""
+    with pytest.raises(fo.UnsupportedError, match="UINT16; unsigned integers wider than 8 bits"):
+        fo.compile_onnx(_one_node("Add", onnx.TensorProto.UINT16, [[2, 3], [2, 3]]))
+    m = fo.compile_onnx(_one_node("Add", onnx.TensorProto.DOUBLE, [[2, 3], [3]]))
+    a, b = np.arange(6, dtype=np.float64).reshape(2, 3) / 7, np.array([1e-12, 2.0, 3.0])
+    out = m(a, b)
+    assert out.dtype == np.float64 and np.array_equal(out, a + b)
+
+
+def test_a_model_that_crashes_torch_mlir_gets_one_line(tmp_path: Path) -> None:
+    """onnx's DepthToSpace expansion segfaults convert-torch-to-linalg (also under IREE's iree-opt)."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        case = next(c for c in collect_testcases("DepthToSpace") if c.name == "test_depthtospace_example_expanded")
+    path = tmp_path / "d2s.onnx"
+    onnx.save(case.model, path)
+    with pytest.raises(fo.UnsupportedError, match="ONNX-to-Linalg lowering crashed") as e:
+        fo.compile_onnx(path)
+    assert "\n" not in str(e.value)

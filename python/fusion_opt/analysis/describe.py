@@ -170,7 +170,10 @@ def describe_op(op: ir.Operation, index: int, operands: tuple[int | None, ...], 
         kind, why = OpKind.OPAQUE, "Winograd transform (dense products per 8x8 tile)"
         flops = winograd_flops(name, operand_shapes, result_shapes)
     has_tensor_result = any(isinstance(t, ir.RankedTensorType) for t in out_types)
-    dispatchable = (has_tensor_result and (name not in NOT_DISPATCHABLE or _pad_boundary_dropped(name))
+    # A data-dependent shape (ONNX Tile with its repeats as a graph input) stays with IREE, which forms
+    # dynamic dispatches itself; a region of ours around it crashed IREE 3.13 (`fusion-bench conformance`).
+    static = all(t.has_static_shape for t in in_types + out_types if isinstance(t, ir.ShapedType))
+    dispatchable = (has_tensor_result and static and (name not in NOT_DISPATCHABLE or _pad_boundary_dropped(name))
                     and name.split(".")[0] in DISPATCH_DIALECTS)
     attrs = tuple((k, str(op.attributes[k])) for k in KEPT_ATTRS if k in op.attributes)
     return OpDesc(

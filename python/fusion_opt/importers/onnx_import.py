@@ -10,6 +10,7 @@ import onnx
 
 from ..errors import InputError, UnsupportedError
 from ..ir import PassManager, ir, new_session
+from .isolate import run_isolated
 
 MIN_OPSET = 17
 TORCH_TO_LINALG = (
@@ -164,38 +165,52 @@ def _first_unconverted(module: ir.Module) -> tuple[str, str] | None:
     return found[0] if found else None
 
 
+def _to_linalg(proto: onnx.ModelProto, where: str) -> bytes:
+    """ONNX -> torch -> Linalg, then IREE's global-opt steps, as MLIR bytecode. Runs in a child process
+    (importers/isolate.py): torch-mlir and these passes crash on some valid models (a segfault in
+    convert-torch-to-linalg on onnx's DepthToSpace expansion, also under iree-opt; intermittent ones in
+    the global-opt steps on its attention expansions, found by `fusion-bench conformance`). The
+    global-opt steps get a fresh context (a bytecode round trip, 0.4 s for ResNet-50): in the context the
+    torch passes had run in, they crashed on every try."""
+    from iree.compiler.extras import onnx_importer
+
+    staging = new_session()
+    try:
+        info = onnx_importer.ModelInfo(proto)
+        module = info.create_module(context=staging.context)
+        onnx_importer.NodeImporter.define_function(info.main_graph, module.operation).import_all()
+    except Exception as e:
+        raise UnsupportedError(f"ONNX import failed: {type(e).__name__}: {e}", where) from None
+    _run(module, "builtin.module(func.func(convert-torch-onnx-to-torch))", staging.context, where)
+    bad = _first_unconverted(module)
+    if bad:
+        node = bad[1][len('loc("'):-2] if bad[1].startswith('loc("') else bad[1]
+        raise UnsupportedError(f"unsupported ONNX op '{bad[0]}' (node '{node}')", where)
+    _run(module, TORCH_TO_LINALG, staging.context, where)
+    code = _bytecode(module)
+    del module, staging
+    linalg = new_session()
+    module = ir.Module.parse(code, linalg.context)
+    _run(module, GLOBAL_OPT, linalg.context, where)
+    _run(module, FOLD_UNIT_DIMS, linalg.context, where)
+    return _bytecode(module)
+
+
+def _bytecode(module: ir.Module) -> bytes:
+    buf = io.BytesIO()
+    module.operation.write_bytecode(buf)
+    return buf.getvalue()
+
+
 def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Context,
                 input_shapes: Mapping[str, Sequence[int]] | None = None, source_name: str | None = None,
                 ) -> tuple[ir.Module, onnx.ModelProto]:
     """Import an ONNX model as a Linalg-on-tensors module in `context` (the session's context)."""
-    from iree.compiler.extras import onnx_importer
-
     proto, where = load_onnx(model)
     where = source_name or where
     proto = prepare(proto, where, input_shapes)
-    # The torch lowering runs in a context of its own: IREE's global-opt passes segfaulted on a module
-    # in the context these passes had run in, and not on the same module parsed into a fresh one
-    # (onnx's test_attention_*_expanded cases, found by `fusion-bench conformance`). The hand-over
-    # costs a bytecode round trip (0.4 s for ResNet-50's 100 MB).
-    staging = new_session()
-    try:
-        info = onnx_importer.ModelInfo(proto)
-        torch_module = info.create_module(context=staging.context)
-        onnx_importer.NodeImporter.define_function(info.main_graph, torch_module.operation).import_all()
-    except Exception as e:
-        raise UnsupportedError(f"ONNX import failed: {type(e).__name__}: {e}", where) from None
-    _run(torch_module, "builtin.module(func.func(convert-torch-onnx-to-torch))", staging.context, where)
-    bad = _first_unconverted(torch_module)
-    if bad:
-        node = bad[1][len('loc("'):-2] if bad[1].startswith('loc("') else bad[1]
-        raise UnsupportedError(f"unsupported ONNX op '{bad[0]}' (node '{node}')", where)
-    _run(torch_module, TORCH_TO_LINALG, staging.context, where)
-    buf = io.BytesIO()
-    torch_module.operation.write_bytecode(buf)
-    module = ir.Module.parse(buf.getvalue(), context)
-    del torch_module, staging
-    _run(module, GLOBAL_OPT, context, where)
-    _run(module, FOLD_UNIT_DIMS, context, where)
+    module = ir.Module.parse(run_isolated(_to_linalg, (proto, where), "the ONNX-to-Linalg lowering", where),
+                             context)
     return module, proto
 
 
