@@ -101,12 +101,9 @@ def test_types_the_importer_cannot_take_are_refused_and_f64_keeps_its_type() -> 
 
 def test_a_model_that_crashes_torch_mlir_gets_one_line(tmp_path: Path) -> None:
     """onnx's DepthToSpace expansion segfaults convert-torch-to-linalg (also under IREE's iree-opt)."""
-    from onnx.backend.test.case.node import collect_testcases
+    from fusion_opt.bench.conformance import _node_cases  # onnx collects its cases once per process: share them
 
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        case = next(c for c in collect_testcases("DepthToSpace") if c.name == "test_depthtospace_example_expanded")
+    case = _node_cases()["test_depthtospace_example_expanded"]
     path = tmp_path / "d2s.onnx"
     onnx.save(case.model, path)
     with pytest.raises(fo.UnsupportedError, match="ONNX-to-Linalg lowering crashed") as e:

@@ -80,7 +80,7 @@ def compile_module(module: ir.Module, session: Session | None, target: str, extr
     partial .irpa is left behind.
     """
     tgt = get_target(target)
-    flags = (*tgt.flags, *extra_flags)
+    flags = (*tgt.flags, *abi_flags(module, tgt), *extra_flags)
     session_flags, global_flags = split_global_flags(flags)
     entry = _entry_name(module)
     t0 = time.perf_counter()
@@ -224,6 +224,29 @@ def _split_location(diag: str, source_name: str) -> tuple[str, str]:
     if m["file"] == "<unknown>" or m["line"] == "0":
         return source_name, m["msg"]
     return f"{file}:{m['line']}:{m['col']}", m["msg"]
+
+
+KEEP_F64 = "--iree-input-demote-f64-to-f32=false"
+
+
+def abi_flags(module: ir.Module, tgt) -> tuple[str, ...]:
+    """Keep f64 where a public function takes or returns it (llvm-cpu and CUDA compute it natively).
+
+    Why: IREE demotes f64 to f32 by default, the signature included, so a DOUBLE ONNX model took f32
+    arrays at run time, and with our regions in the module the demotion aborted the compiler ("LLVM
+    ERROR: out of memory" on a 2x3 f64 add; `fusion-bench conformance`). Only there: with demotion off,
+    llvm-cpu cannot legalize an f64 -> f32 `arith.truncf` (Inception-v2's f64 BatchNorm constants).
+    """
+    if tgt.driver == "vulkan":
+        return ()
+    for op in module.body.operations:
+        op = op.operation
+        if op.name == "func.func" and op.regions[0].blocks and "sym_visibility" not in op.attributes:
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            for t in (*ftype.inputs, *ftype.results):
+                if isinstance(t, ir.ShapedType) and str(t.element_type) == "f64":
+                    return (KEEP_F64,)
+    return ()
 
 
 def _entry_name(module: ir.Module) -> str | None:

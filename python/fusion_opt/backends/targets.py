@@ -10,12 +10,7 @@ from dataclasses import dataclass
 
 from ..errors import UnsupportedError
 
-# IREE demotes f64 to f32 by default, the function signature included: a DOUBLE ONNX model then takes
-# f32 arrays at run time (found by `fusion-bench conformance`), and with our dispatch regions the demotion
-# aborted the compiler ("LLVM ERROR: out of memory" on a 2x3 f64 add). llvm-cpu and CUDA compute f64
-# natively, so the model's own types are kept there.
-_KEEP_F64 = ("--iree-input-demote-f64-to-f32=false",)
-_LOCAL = ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu", *_KEEP_F64)
+_LOCAL = ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu")
 
 
 @dataclass(frozen=True)
@@ -42,7 +37,7 @@ _TARGETS: dict[str, Target] = {
                    "llvm-cpu with every feature of this CPU (AVX-512 here)"),
     "cpu-generic": Target("cpu-generic", (*_LOCAL, "--iree-llvmcpu-target-cpu=generic"), "local-task",
                           "llvm-cpu without host features: portable, slower"),
-    "sm_80": Target("sm_80", ("--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80", *_KEEP_F64), "cuda", "NVIDIA Ampere"),
+    "sm_80": Target("sm_80", ("--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80"), "cuda", "NVIDIA Ampere"),
     "vulkan": Target("vulkan", ("--iree-hal-target-device=vulkan", "--iree-vulkan-target=ampere"), "vulkan",
                      "SPIR-V for an Ampere-class GPU"),
 }

@@ -58,6 +58,8 @@ def case_names(sources: Sequence[str], pattern: str) -> list[str]:
 
 @functools.cache
 def _node_cases() -> dict[str, Any]:
+    """Every generated operator case by name. onnx generates them once per process, filtered by the first
+    call's op type: call this, not `collect_testcases(op)`, anywhere in the same process."""
     import warnings
 
     from onnx.backend.test.case.node import collect_testcases

@@ -16,7 +16,9 @@ import json
 import multiprocessing
 import os
 import signal
+import sys
 import tempfile
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -72,7 +74,15 @@ class _Crashed(Exception):
 def _run_child(stage: Callable[..., bytes], args: tuple[Any, ...], what: str, where: str | None) -> bytes:
     with tempfile.TemporaryDirectory(prefix="fusion-opt-") as d:
         p = _context().Process(target=_child, args=(stage, args, what, d), daemon=True)
-        p.start()
+        # multiprocessing re-imports the caller's main script in the child (`__mp_main__`), which would run
+        # an unguarded script's top level again; the child needs nothing from it (the stage is imported by
+        # its module's name), so it is shown an empty __main__.
+        main = sys.modules["__main__"]
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            p.start()
+        finally:
+            sys.modules["__main__"] = main
         p.join()
         out, err = Path(d) / "result", Path(d) / "error.json"
         if err.is_file():
