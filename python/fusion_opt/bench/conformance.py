@@ -76,8 +76,9 @@ def _load_case(name: str) -> tuple[Any, list[np.ndarray], list[np.ndarray], floa
     source, case = name.split(":", 1)
     if source == "node":
         c = _node_cases()[case]
-        ins, outs = c.data_sets[0]
-        return c.model, list(ins), list(outs), max(c.rtol, 1e-3), max(c.atol, 1e-5)
+        ins, outs = ([numpy_helper.to_array(t) if isinstance(t, onnx.TensorProto) else t for t in ts]
+                     for ts in c.data_sets[0])  # the Cast cases hold TensorProtos
+        return c.model, ins, outs, max(c.rtol, 1e-3), max(c.atol, 1e-5)
     d = _data_root() / source / case
     data = d / "test_data_set_0"
 
