@@ -31,7 +31,7 @@ from ..errors import CompileError
 from ..ir import Output, Session, ir, new_session
 from . import _capi
 from .flow_ir import FlowSite, count_flow_dispatches, flow_sites
-from .targets import get_target
+from .targets import Target, get_target
 
 # Weights of at least this many bytes go to the .irpa archive when params_path is given.
 PARAM_MIN_BYTES = 1024
@@ -229,7 +229,7 @@ def _split_location(diag: str, source_name: str) -> tuple[str, str]:
 KEEP_F64 = "--iree-input-demote-f64-to-f32=false"
 
 
-def abi_flags(module: ir.Module, tgt) -> tuple[str, ...]:
+def abi_flags(module: ir.Module, tgt: Target) -> tuple[str, ...]:
     """Keep f64 where a public function takes or returns it (llvm-cpu and CUDA compute it natively).
 
     Why: IREE demotes f64 to f32 by default, the signature included, so a DOUBLE ONNX model took f32

@@ -92,6 +92,7 @@ def run_case(name: str, fusion: str = "cost") -> dict[str, Any]:
     """Compile and run one case in this process; the record says what happened."""
     from ..api import compile_onnx
     from ..errors import FusionOptError
+    from .runner import as_outputs
 
     t0 = time.perf_counter()
     rec: dict[str, Any] = {"case": name, "fusion": fusion}
@@ -102,10 +103,9 @@ def run_case(name: str, fusion: str = "cost") -> dict[str, Any]:
         rec["dispatches"] = model.dispatch_count
         if model.fallbacks:  # groups IREE rejected, left to its own fusion (still checked below)
             rec["fallbacks"] = len(model.fallbacks)
-        got = model(*ins[:len(graph_inputs)])
-        got = list(got) if isinstance(got, tuple) else [got]
+        got = as_outputs(model(*ins[:len(graph_inputs)]))
         if RANDOM_OPS & {n.op_type for n in proto.graph.node}:
-            shapes = [np.asarray(g).shape for g in got] == [e.shape for e in expected]
+            shapes = [g.shape for g in got] == [e.shape for e in expected]
             rec.update(outcome="unchecked" if shapes else "mismatch", error="random op: shapes compared only")
         else:
             rec.update(_compare(got, expected, rtol, atol))
@@ -122,17 +122,15 @@ def _compare(got: Sequence[Any], expected: Sequence[np.ndarray], rtol: float, at
         return {"outcome": "mismatch", "error": f"{len(got)} outputs, reference has {len(expected)}"}
     worst = 0.0
     for k, (g, e) in enumerate(zip(got, expected)):
-        g = np.asarray(g)
         if g.shape != e.shape:
             return {"outcome": "mismatch", "error": f"output {k}: shape {g.shape}, reference {e.shape}"}
         if e.dtype.kind in "fc":
             g64, e64 = g.astype(np.float64), e.astype(np.float64)
+            err = float(np.nanmax(np.abs(g64 - e64), initial=0.0)) if g.size else 0.0
             if not np.allclose(g64, e64, rtol=rtol, atol=atol, equal_nan=True):
-                err = float(np.nanmax(np.abs(g64 - e64))) if g.size else 0.0
                 return {"outcome": "mismatch", "error": f"output {k}: max abs error {err:.3g} "
                         f"(rtol {rtol:g}, atol {atol:g})"}
-            if g.size:
-                worst = max(worst, float(np.nanmax(np.abs(g64 - e64), initial=0.0)))
+            worst = max(worst, err)
         elif not np.array_equal(g, e):
             return {"outcome": "mismatch", "error": f"output {k}: {int((g != e).sum())} of {g.size} elements differ"}
     return {"outcome": "pass", "max_abs_err": worst}
@@ -149,20 +147,30 @@ def _worker(names: Sequence[str], fusion: str) -> None:
 def sweep(names: Sequence[str], fusion: str = "cost", timeout_s: float = 120.0, jobs: int = 1,
           ) -> Iterator[dict[str, Any]]:
     """Run `names` in `jobs` worker processes; a worker that dies is restarted after its current case."""
+    import selectors
+
     pending = [list(names[k::jobs]) for k in range(jobs)]
     procs: dict[int, tuple[subprocess.Popen[str], float]] = {}
+    sel = selectors.DefaultSelector()
 
     def start(k: int) -> None:
+        """A worker for the rest of slot k's cases, if any are left."""
         if pending[k]:
             cmd = [sys.executable, "-m", "fusion_opt.bench.conformance", "--worker", fusion, *pending[k]]
-            procs[k] = (subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                         env={**os.environ, "PYTHONWARNINGS": "ignore"}), time.monotonic())
+            p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                 env={**os.environ, "PYTHONWARNINGS": "ignore"})
+            procs[k] = (p, time.monotonic())
+            sel.register(p.stdout, selectors.EVENT_READ, k)
+
+    def lost(k: int, why: str) -> dict[str, Any]:
+        """Slot k's worker is gone (its stdout unregistered): its current case failed; restart after it."""
+        del procs[k]
+        rec = {"case": pending[k].pop(0), "fusion": fusion, "outcome": "crash", "error": why}
+        start(k)
+        return rec
+
     for k in range(jobs):
         start(k)
-    import selectors
-    sel = selectors.DefaultSelector()
-    for k, (p, _) in procs.items():
-        sel.register(p.stdout, selectors.EVENT_READ, k)
     while procs:
         for key, _ in sel.select(timeout=1.0):
             k = key.data
@@ -176,24 +184,16 @@ def sweep(names: Sequence[str], fusion: str = "cost", timeout_s: float = 120.0, 
             elif not line:  # EOF: finished, or died in its current case
                 sel.unregister(p.stdout)
                 rc = p.wait()
-                del procs[k]
                 if pending[k]:
-                    yield {"case": pending[k].pop(0), "fusion": fusion, "outcome": "crash",
-                           "error": f"worker process died (exit status {rc})"}
-                    start(k)
-                    if k in procs:
-                        sel.register(procs[k][0].stdout, selectors.EVENT_READ, k)
+                    yield lost(k, f"worker process died (exit status {rc})")
+                else:
+                    del procs[k]
         for k, (p, since) in list(procs.items()):
             if time.monotonic() - since > timeout_s:
                 p.kill()
                 sel.unregister(p.stdout)
                 p.wait()
-                del procs[k]
-                yield {"case": pending[k].pop(0), "fusion": fusion, "outcome": "crash",
-                       "error": f"timed out after {timeout_s:.0f} s"}
-                start(k)
-                if k in procs:
-                    sel.register(procs[k][0].stdout, selectors.EVENT_READ, k)
+                yield lost(k, f"timed out after {timeout_s:.0f} s")
 
 
 def add_args(p: argparse.ArgumentParser) -> None:

@@ -56,15 +56,13 @@ def run_isolated(stage: Callable[..., bytes], args: tuple[Any, ...], what: str, 
     by a signal is retried up to `retries` times: some of IREE's crashes are intermittent (the global-opt
     steps on onnx's attention expansions passed on about one try in two), a deterministic one costs the
     retries."""
-    for _ in range(retries):
+    crash: _Crashed | None = None
+    for _ in range(retries + 1):
         try:
             return _run_child(stage, args, what, where)
-        except _Crashed:
-            continue
-    try:
-        return _run_child(stage, args, what, where)
-    except _Crashed as e:
-        raise UnsupportedError(str(e), where) from None
+        except _Crashed as e:
+            crash = e
+    raise UnsupportedError(str(crash), where) from None
 
 
 class _Crashed(Exception):
