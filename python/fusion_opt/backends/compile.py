@@ -30,6 +30,7 @@ from pathlib import Path
 from ..errors import CompileError
 from ..ir import Output, Session, ir, new_session
 from . import _capi
+from .barriers import has_dispatch_regions, strip_region_barriers
 from .flow_ir import FlowSite, count_flow_dispatches, flow_sites
 from .targets import Target, get_target
 
@@ -95,12 +96,11 @@ def compile_module(module: ir.Module, session: Session | None, target: str, extr
                                     f"path={PARAM_SCOPE}={tmp_params} minimum-size={PARAM_MIN_BYTES}}}")
                 _raise_if_failed(inv, source_name, ok)
             n, sites = None, None
+            _global_opt_without_region_barriers(inv, m2, source_name)
             if count_dispatches or global_flags:
-                inv.set_compile_to("flow")
-                _raise_if_failed(inv, source_name, inv.execute())
+                _run_phase(inv, "flow", source_name)
                 if count_dispatches:
                     n, sites = count_flow_dispatches(m2), flow_sites(m2, entry)
-                inv.set_compile_from("flow")
                 inv.set_compile_to("end")
             if global_flags:
                 vmfb = run_iree_compile(m2, flags, compile_from="flow", source_name=source_name)
@@ -147,12 +147,28 @@ def _to_flow(module: ir.Module, target: str, extra_flags: tuple[str, ...], sourc
     try:
         with _capi.DiagnosticInvocation(cs) as inv:
             inv.import_module(m2.operation)
-            inv.set_compile_to("flow")
-            _raise_if_failed(inv, source_name, inv.execute())
+            _global_opt_without_region_barriers(inv, m2, source_name)
+            _run_phase(inv, "flow", source_name)
     except BaseException:
         cs.close()
         raise
     return m2, cs
+
+
+def _run_phase(inv: _capi.DiagnosticInvocation, phase: str, source_name: str) -> None:
+    """Run the invocation's pipeline through `phase`; the next `execute` resumes after it."""
+    inv.set_compile_to(phase)
+    _raise_if_failed(inv, source_name, inv.execute())
+    inv.set_compile_from(phase)
+
+
+def _global_opt_without_region_barriers(inv: _capi.DiagnosticInvocation, module: ir.Module,
+                                        source_name: str) -> None:
+    """With planned regions: stop after global optimization and take IREE's compute barriers out of
+    our regions (`barriers` says why), so dispatch creation treats them as it treats its own."""
+    if has_dispatch_regions(module):
+        _run_phase(inv, "global-optimization", source_name)
+        strip_region_barriers(module)
 
 
 def split_global_flags(flags: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
