@@ -157,3 +157,18 @@ def test_conv_groups_rewritten_by_iree_are_handed_back():
     # a pin keeps the group ours
     pinned = plan(g, "cost", constraints=Constraints(pins=(frozenset({0, 1}),)))
     assert (0, 1) in [gr.ops for gr in pinned.groups]
+
+
+def test_a_lone_op_padded_through_a_reshape_is_handed_back_a_fused_group_is_not():
+    """VGG-19's max pool reaches its pad through an expand_shape: handed back (IREE writes it into the
+    padded buffer); a group of two ops reaching a pad the same way keeps its fusion."""
+    from fusion_opt.fusion.handoff import REASON, _h_padded
+    from fusion_opt.fusion.plan import Group
+
+    expand = dict(name="tensor.expand_shape", dispatchable=False, flops=0, maps=(), dims=())
+    pad = dict(name="tensor.pad", dispatchable=False, maps=(), dims=())
+    g = graph(op(E, (-1,)), red(0), op(OpKind.INJECTIVE, (1,), **expand), op(PAD, (2,), **pad))
+    assert _h_padded(g, Group(0, (1,), 1, "reduction")) == REASON
+    assert _h_padded(g, Group(0, (0, 1), 1, "reduction+prologue")) is None
+    direct = graph(op(E, (-1,)), red(0), op(PAD, (1,), **pad))
+    assert _h_padded(direct, Group(0, (0, 1), 1, "reduction+prologue")) == REASON

@@ -4,7 +4,7 @@
   producer's result straight into the padded buffer (a splat plus an in-place dispatch), so the pad
   costs nothing. A region of ours that ends before the pad costs an extra copy dispatch per pad
   (ResNet-50: 17), and a region that includes the pad computes wrong values in IREE 3.13 (max error
-  90 on a relu + pad + conv test, verified).
+  90 on a relu + pad + conv test, verified). A one-op group is followed through reshapes to its pad.
 - `conv-rewrite`: the group's root is a convolution that IREE's global optimizations rewrite before
   forming dispatches, which they do not do to ops already inside a `flow.dispatch.region`: a 1x1
   stride-1 convolution becomes a matmul, and a grouped or depthwise convolution is generalized with
@@ -131,7 +131,18 @@ class Handoff:
 
 
 def _h_padded(graph: DataflowGraph, g: Group) -> str | None:
-    return REASON if any(graph.ops[c].kind is OpKind.PAD for i in g.ops for c in graph.consumers(i)) else None
+    # A group of one op (and its init fill) that is no contraction or conv is also looked at through
+    # reshapes: VGG-19's max pools feed their pad through an expand_shape (4 copy dispatches, none in
+    # IREE's formation of the same graph, which forms such a group just as we do). Not a bigger group:
+    # an im2col conv's epilogue or AlexNet's LRN + pool group reach the next pad the same way, and
+    # handing them back undoes their fusion (AlexNet: one more dispatch, not one less).
+    work = [graph.ops[i] for i in g.ops if graph.ops[i].name != "linalg.fill"]
+    deep = len(work) == 1 and work[0].kind not in _COMPUTE
+    outs = (c for i in g.ops for c in (_through_reshapes(graph, i) if deep else graph.consumers(i)))
+    return REASON if any(graph.ops[c].kind is OpKind.PAD for c in outs) else None
+
+
+_COMPUTE = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.OPAQUE})
 
 
 _HOW = {"1x1 stride-1": "to a matmul", "grouped/depthwise": "generalized, unit batch dim folded"}
