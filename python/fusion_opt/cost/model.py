@@ -14,7 +14,7 @@ Formulas (every constant is a TargetDesc field; see docs/cost-model.md):
   iteration_s = elements of the root's loop nest / (peak[f32] x efficiency[iteration key]) on a CPU when
                 the root (not a contraction/conv/pooling) cannot stream: iteration.masked (vectorized row
                 longer than a vector and not a multiple of it, or one element), .reduction (row
-                reduction), .transposed
+                reduction), .transposed, .window (a copy reading through window sums: im2col)
   recompute_s = compute of duplicated members + for a member feeding a contraction/conv input
                 inside the group: its compute x (reuse - 1); for a member another member reads
                 through a window (pooling, a windowed reduction): its compute x (window_reads - 1)
@@ -261,11 +261,17 @@ def iteration_key(root: OpDesc, t: TargetDesc | None = None) -> str | None:
     `iteration.masked`: its row is longer than a vector and not a multiple of it (`tiling.masked`);
     `iteration.reduction`: it is a reduction loop (a row sum: each vector adds into one dependent
     accumulator chain); `iteration.transposed`: an operand indexes it but varies fastest along
-    another loop (a transpose: strided element accesses)."""
+    another loop (a transpose: strided element accesses); `iteration.window`: a copy reading its
+    input through window sums (`d1 + d4`: an im2col window copy), which IREE 3.13 runs at about 1 G
+    elements/s here whatever the layout (SqueezeNet's [16, 3, 3, 55, 55] one 0.57 ms, packed for the
+    data-tiled matmul in the same dispatch; pricing it as bytes moved said 0.05 ms)."""
     cpu = _cpu(t)
     if (cpu is None or root.kind in MATRIX or root.name == ATTENTION_OP or root.name in WINOGRAD_FLOPS_PER_TILE
             or conv2d_tiles(root, *cpu) is not None):
         return None  # contractions, convs, pooling, fused attention, Winograd: priced per FLOP (efficiency_key)
+    if root.kind is OpKind.INJECTIVE and any("+" in r for m in root.indexing_maps[:root.num_dps_inputs]
+                                             for r in map_results(m)):
+        return "iteration.window"
     if masked(root, cpu[0]):
         return "iteration.masked"
     d = vector_dim(root)

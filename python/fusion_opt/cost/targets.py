@@ -92,7 +92,11 @@ class TargetDesc:
         # transform 13.1 MFLOP in ~0.52 ms, output transform 8.6 MFLOP in ~0.27 ms (25-32 GFLOP/s). Not
         # offered on GPUs (0) until measured there
         "winograd": 0.0, "winograd.cpu": 0.3,
-        "iteration.masked": 0.01, "iteration.reduction": 0.02, "iteration.transposed": 0.02})
+        "iteration.masked": 0.01, "iteration.reduction": 0.02, "iteration.transposed": 0.02,
+        # an im2col window copy (model.iteration_key): 0.8-1.2 G elements/s on this 2-core CPU (SqueezeNet's
+        # 16x3x3x55x55 copy 0.57 ms, its 3x3x3x111x111 one 0.38 ms, 48x3x3x13x13 0.085 ms) against a
+        # measured f32 peak of ~94-150 GFLOP/s
+        "iteration.window": 0.008})
     # achieved / nominal bandwidth per level ("dram", "L1", ...); "cold" (absent: 1) scales the shared
     # level's rate for data other cores wrote (CPUs, model.cold_s)
     bw_fraction: Pairs = _pairs({"dram": 0.8})
