@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -255,26 +256,29 @@ def abi_flags(module: ir.Module, tgt: Target) -> tuple[str, ...]:
     """
     if tgt.driver == "vulkan":
         return ()
-    for op in module.body.operations:
-        op = op.operation
-        if op.name == "func.func" and op.regions[0].blocks and "sym_visibility" not in op.attributes:
-            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-            for t in (*ftype.inputs, *ftype.results):
-                if isinstance(t, ir.ShapedType) and str(t.element_type) == "f64":
-                    return (KEEP_F64,)
+    for op in _public_functions(module):
+        ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+        types = (*ftype.inputs, *ftype.results)
+        if any(isinstance(t, ir.ShapedType) and str(t.element_type) == "f64" for t in types):
+            return (KEEP_F64,)
     return ()
 
 
-def _entry_name(module: ir.Module) -> str | None:
-    """The first public function with a body: what the importers export (e.g. `@resnet50`)."""
+def _public_functions(module: ir.Module) -> Iterator[ir.Operation]:
+    """`func.func`s with a body that the module exports (no visibility, or `public`), in order."""
     for op in module.body.operations:
         op = op.operation
         if op.name != "func.func" or not op.regions[0].blocks:
             continue
         vis = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
         if vis is None or ir.StringAttr(vis).value == "public":
-            return ir.StringAttr(op.attributes["sym_name"]).value
-    return None
+            yield op
+
+
+def _entry_name(module: ir.Module) -> str | None:
+    """The first public function with a body: what the importers export (e.g. `@resnet50`)."""
+    first = next(_public_functions(module), None)
+    return ir.StringAttr(first.attributes["sym_name"]).value if first is not None else None
 
 
 def _has_entries(irpa: str) -> bool:

@@ -65,7 +65,7 @@ def ablate(path: Path, repeat: int, warmup: int, variants: Sequence[Variant] = V
                 row["max_abs_err"] = runner.max_abs_err(runner.as_outputs(fn(*args)), refs)
             fns[v.name] = (lambda fn=fn, args=args: fn(*args))
         except Exception as e:  # noqa: BLE001 - one failing variant must not stop the others
-            row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+            row["error"] = runner.short_error(e, 200)
     for name, t in runner.measure(fns, repeat, warmup).items():
         rec["variants"][name].update({"ms": round(t["ms"], 3), "stdev_ms": round(t["stdev_ms"], 3)})
     base = rec["variants"].get("all", {}).get("ms")

@@ -92,7 +92,7 @@ def run_case(name: str, fusion: str = "cost") -> dict[str, Any]:
     """Compile and run one case in this process; the record says what happened."""
     from ..api import compile_onnx
     from ..errors import FusionOptError
-    from .runner import as_outputs
+    from .runner import as_outputs, short_error
 
     t0 = time.perf_counter()
     rec: dict[str, Any] = {"case": name, "fusion": fusion}
@@ -112,7 +112,7 @@ def run_case(name: str, fusion: str = "cost") -> dict[str, Any]:
     except FusionOptError as e:
         rec.update(outcome="rejected", error=str(e), error_kind=type(e).__name__)
     except Exception as e:  # noqa: BLE001 - the sweep's point is to find these
-        rec.update(outcome="crash", error=f"{type(e).__name__}: {' '.join(str(e).split())[:300]}")
+        rec.update(outcome="crash", error=short_error(e))
     rec["seconds"] = round(time.perf_counter() - t0, 2)
     return rec
 

@@ -49,9 +49,10 @@ def max_abs_err(got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> float:
     return err
 
 
-def _short(e: BaseException) -> str:
+def short_error(e: BaseException, limit: int = 300) -> str:
+    """`Type: first line of the message`, cut at `limit`: one line per failure in a benchmark record."""
     first = (str(e).strip().splitlines() or [""])[0]
-    return f"{type(e).__name__}: {first[:300]}"
+    return f"{type(e).__name__}: {first[:limit]}"
 
 
 def _timings(ms: list[float]) -> dict[str, float]:
@@ -106,7 +107,7 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
     try:
         inputs, refs = models.load_inputs(path, seed)
     except Exception as e:  # noqa: BLE001 - a broken model must not stop the suite
-        rec["error"] = f"inputs: {_short(e)}"
+        rec["error"] = f"inputs: {short_error(e)}"
         return rec
     rec["reference"] = "npz" if refs is not None else "onnxruntime"
     try:
@@ -116,7 +117,7 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
             bound = roofline.roofline_ms(cost.flops, cost.min_bytes, rates["peak_flops"], rates["bandwidth"])
             rec["roofline_ms"] = float(f"{bound:.4g}")  # 4 significant digits: tiny models are ~1e-5 ms
     except Exception as e:  # noqa: BLE001 - e.g. shape inference refuses the model: no bound, still timed
-        errors.append(f"roofline: {_short(e)}")
+        errors.append(f"roofline: {short_error(e)}")
     fns: dict[str, Callable[[], Any]] = {}
     outs: dict[str, list[np.ndarray]] = {}
     for mode in modes:
@@ -131,7 +132,7 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
                 try:
                     rec["dispatches_iree_same_graph"] = same_graph.iree_dispatches_on_our_graph(path, target)
                 except Exception as e:  # noqa: BLE001 - a count, not the benchmark: recorded, never fatal
-                    rec["dispatches_iree_same_graph_error"] = _short(e)
+                    rec["dispatches_iree_same_graph_error"] = short_error(e)
             if tile_sizes != "iree":
                 rec[f"tile_configs_{col}"] = len(getattr(m, "configs", ()))
             if isinstance(getattr(m, "timings", None), dict):  # import/plan/compile split, when available
@@ -140,7 +141,7 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
             outs[col] = as_outputs(m(*args))
             fns[col] = (lambda m=m, args=args: m(*args))
         except Exception as e:  # noqa: BLE001
-            errors.append(f"{col}: {_short(e)}")
+            errors.append(f"{col}: {short_error(e)}")
             if verbose:
                 traceback.print_exc()
     if iree_best_flags is not None:
@@ -151,7 +152,7 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
             outs["iree_best"] = as_outputs(best(*args))
             fns["iree_best"] = (lambda best=best, args=args: best(*args))
         except Exception as e:  # noqa: BLE001
-            errors.append(f"iree_best: {_short(e)}")
+            errors.append(f"iree_best: {short_error(e)}")
             if verbose:
                 traceback.print_exc()
     try:
@@ -159,7 +160,7 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
         outs["ort"] = as_outputs(sess.run(None, inputs))
         fns["ort"] = (lambda: sess.run(None, inputs))
     except Exception as e:  # noqa: BLE001
-        errors.append(f"ort: {_short(e)}")
+        errors.append(f"ort: {short_error(e)}")
     if refs is None:
         refs = outs.get("ort")
     for col, got in outs.items():

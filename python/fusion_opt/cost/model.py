@@ -269,8 +269,8 @@ def iteration_key(root: OpDesc, t: TargetDesc | None = None) -> str | None:
     if (cpu is None or root.kind in MATRIX or root.name == ATTENTION_OP or root.name in WINOGRAD_FLOPS_PER_TILE
             or conv2d_tiles(root, *cpu) is not None):
         return None  # contractions, convs, pooling, fused attention, Winograd: priced per FLOP (efficiency_key)
-    if root.kind is OpKind.INJECTIVE and any("+" in r for m in root.indexing_maps[:root.num_dps_inputs]
-                                             for r in map_results(m)):
+    inputs = root.indexing_maps[:root.num_dps_inputs]
+    if root.kind is OpKind.INJECTIVE and any("+" in r for m in inputs for r in map_results(m)):
         return "iteration.window"
     if masked(root, cpu[0]):
         return "iteration.masked"
