@@ -23,18 +23,20 @@ def _init(name: str, shape: list[int], dtype: type = np.float32) -> onnx.TensorP
     return numpy_helper.from_array(np.ones(shape, dtype), name)
 
 
-def conv_gemm_model(weights_as_inputs: bool = False) -> onnx.ModelProto:
-    """x[1,3,8,8] -> Conv(4x3x3x3, pad 1) -> Relu -> Reshape[1,256] -> Gemm(256x10) -> MatMul(10x5)."""
-    inits = [_init("w", [4, 3, 3, 3]), _init("b", [4]), numpy_helper.from_array(np.array([1, 256], np.int64), "shp"),
-             _init("w2", [256, 10]), _init("c", [10]), _init("w3", [10, 5])]
+def conv_gemm_model(weights_as_inputs: bool = False, c: int = 3, f: int = 4, hw: int = 8) -> onnx.ModelProto:
+    """x[1,3,8,8] -> Conv(4x3x3x3, pad 1) -> Relu -> Reshape[1,256] -> Gemm(256x10) -> MatMul(10x5)
+    (`c`, `f`, `hw`: other input channels, filters and size)."""
+    n = f * hw * hw
+    inits = [_init("w", [f, c, 3, 3]), _init("b", [f]), numpy_helper.from_array(np.array([1, n], np.int64), "shp"),
+             _init("w2", [n, 10]), _init("c", [10]), _init("w3", [10, 5])]
     nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1, 1, 1]),
              helper.make_node("Relu", ["y"], ["r"]),
              helper.make_node("Reshape", ["r", "shp"], ["f"]),
              helper.make_node("Gemm", ["f", "w2", "c"], ["g"]),
              helper.make_node("MatMul", ["g", "w3"], ["out"])]
-    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, hw, hw])]
     if weights_as_inputs:  # old IR style: initializers also listed as graph inputs
-        inputs += [helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, 3, 3, 3])]
+        inputs += [helper.make_tensor_value_info("w", TensorProto.FLOAT, [f, c, 3, 3])]
     graph = helper.make_graph(nodes, "cg", inputs, [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, 5])],
                               inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
@@ -167,7 +169,7 @@ def test_iree_on_our_rewritten_graph(tmp_path: Path) -> None:
     from fusion_opt.bench.same_graph import iree_dispatches_on_our_graph
 
     path = tmp_path / "conv_gemm.onnx"
-    onnx.save(conv_gemm_model(), path)
+    onnx.save(conv_gemm_model(c=16, f=32, hw=28), path)   # the 8x8 default's conv is a toss-up: direct
     ours = fo.compile_onnx(str(path), fusion="cost")
     iree = fo.compile_onnx(str(path), fusion="iree")
     same = iree_dispatches_on_our_graph(path)

@@ -102,7 +102,7 @@ def compile_module(module: ir.Module, session: Session | None, target: str, extr
                 _run_phase(inv, "flow", source_name)
                 if count_dispatches:
                     n, sites = count_flow_dispatches(m2), flow_sites(m2, entry)
-                inv.set_compile_to("end")
+            inv.set_compile_to("end")
             if global_flags:
                 vmfb = run_iree_compile(m2, flags, compile_from="flow", source_name=source_name)
             else:

@@ -1,4 +1,4 @@
-// fold-duplicate-result: fallback (expected)
+// fold-duplicate-result: compiles as one group (was a fallback while IREE's compute barriers sat in our regions)
 // a region yielding a and neg(neg(a)): IREE folds the second into the first and fails on a dispatch returning one value twice; the group falls back to IREE
 // found by fusion-bench fuzz; original finding:
 // fusion=greedy: fallback: group 0 failed to compile in IREE ('linalg.generic' op write affecting operations on global resources are restricted to workgroup distributed contexts.); left to IREE's own fusion
