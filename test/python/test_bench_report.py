@@ -152,6 +152,7 @@ def test_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert rec["flops"] == 2 * 8 * 32 * 16 + 2 * 8 * 32 and rec["min_bytes"] == 4 * (8 * 16 + 16 * 32 + 32 + 8 * 32)
     assert rec["roofline_ms"] > 0 and rec["ours_over_roofline"] > 0
     assert rec["dispatches_ours"] <= rec["dispatches_iree_same_graph"]  # the planner vs IREE, same graph
+    assert 0 <= rec["copies_ours"] <= rec["dispatches_ours"] and 0 <= rec["copies_iree"] <= rec["dispatches_iree"]
     assert doc["config"]["peak_flops"] > 0 and doc["config"]["bandwidth"] > 0
     assert "--iree-opt-data-tiling" in doc["config"]["iree_best_flags"]
     assert set(doc["geomean"]) == ({f"ours_over_{o}" for o in summary.RATIOS}

@@ -81,3 +81,11 @@ def test_next_matmuls_packing_joins_the_producer_region(monkeypatch, strip, pack
     lhs_encodes = [ln for ln in flow.splitlines() if "flow.tensor.encode" in ln and ": tensor<64x256xf32> ->" in ln]
     # The model input's packing is always an encode of its own; the hidden activation's only without the fix.
     assert len(lhs_encodes) == (1 if packs_in_producer else 2), "\n".join(lhs_encodes)
+
+
+def test_copy_dispatches_counts_irees_copy_kernels_only():
+    from fusion_opt.backends.flow_ir import FlowSite, copy_dispatches
+
+    sites = (FlowSite(0, "m_dispatch_0_slow_memcpy", "loc", None), FlowSite(1, "m_dispatch_1_matmul_8x8x8_f32", "l", 0),
+             FlowSite(2, "m_dispatch_2_slow_memcpy", "loc", None))
+    assert copy_dispatches(sites) == 2 and copy_dispatches(()) == 0 and copy_dispatches(None) is None

@@ -148,6 +148,7 @@ def print_table(records: list[dict[str, Any]], modes: Sequence[str]) -> None:
             + [("ours_over_roofline", "ours/roof", ".4g")]
             + [(f"dispatches_{c}", f"d_{c}", "d") for c in cols]
             + [("dispatches_iree_same_graph", "d_iree_same", "d")]
+            + [(f"copies_{c}", f"copies_{c}", "d") for c in cols if c in ("ours", "iree")]
             + [("max_abs_err", "err ours", ".1e"), ("iree_max_abs_err", "err iree", ".1e"),
                ("iree_best_max_abs_err", "err best", ".1e")])
     widths = [max(len(h) + 2, 9 if f == ".4g" else 8) for _, h, f in spec]

@@ -101,6 +101,7 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
     IREE's own pipeline at those flags is one more engine (`iree_best`, see iree_best.py); with `rates`
     ({"peak_flops", "bandwidth"}) the record gets the roofline bound `roofline_ms`."""
     import fusion_opt as fo
+    from ..backends.flow_ir import copy_dispatches
 
     rec: dict[str, Any] = {"model": name or path.stem, "path": str(path), "target": target}
     errors: list[str] = []
@@ -128,6 +129,7 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
             m = fo.compile_onnx(str(path), target=target, fusion=mode, **tiles)
             rec[f"compile_s_{col}"] = round(time.perf_counter() - t0, 3)
             rec[f"dispatches_{col}"] = m.dispatch_count
+            rec[f"copies_{col}"] = copy_dispatches(getattr(m.artifact, "sites", None))
             if mode == "cost":  # the planner against IREE's formation of the same rewritten graph
                 try:
                     rec["dispatches_iree_same_graph"] = same_graph.iree_dispatches_on_our_graph(path, target)
