@@ -129,7 +129,7 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
             m = fo.compile_onnx(str(path), target=target, fusion=mode, **tiles)
             rec[f"compile_s_{col}"] = round(time.perf_counter() - t0, 3)
             rec[f"dispatches_{col}"] = m.dispatch_count
-            rec[f"copies_{col}"] = copy_dispatches(getattr(m.artifact, "sites", None))
+            rec[f"copies_{col}"] = copy_dispatches(getattr(getattr(m, "artifact", None), "sites", None))
             if mode == "cost":  # the planner against IREE's formation of the same rewritten graph
                 try:
                     rec["dispatches_iree_same_graph"] = same_graph.iree_dispatches_on_our_graph(path, target)
