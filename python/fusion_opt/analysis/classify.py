@@ -9,7 +9,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from .opdesc import OpKind
+from .opdesc import OpDesc, OpKind
 
 # Ops without indexing maps, by name: what they do to data.
 NAME_KINDS: dict[str, tuple[OpKind, str]] = {
@@ -144,3 +144,9 @@ def attention_flops(map_dims: Sequence[Sequence[int]], loop_ranges: Sequence[int
     def size(dims: set[int]) -> int:
         return math.prod(loop_ranges[d] for d in dims)
     return 2 * size(q | k) + 2 * size(out | v) + 5 * size(scores)
+
+
+def is_window_copy(op: OpDesc) -> bool:
+    """An im2col copy (rewrites/im2col.py): one input read through a window (`d3 * 2 + d1`), no arithmetic."""
+    return (op.kind is OpKind.INJECTIVE and op.name == "linalg.generic" and op.num_dps_inputs == 1
+            and not op.body_ops and bool(op.indexing_maps) and "+" in op.indexing_maps[0])

@@ -14,46 +14,23 @@ a 4-layer MLP (128x1024x1024, this 2-core VM, 200 interleaved rounds): 8.60 ms w
 from __future__ import annotations
 
 from ..ir import ir
+from ..transforms.dispatch_regions import nested_ops, regions_where
 
 BARRIER_OPS = ("iree_tensor_ext.compute_barrier.start", "iree_tensor_ext.compute_barrier.end")
-REGION_OP = "flow.dispatch.region"
 
 
 def has_dispatch_regions(module: ir.Module) -> bool:
     """Whether the module carries planned `flow.dispatch.region`s (the only case barriers get inside)."""
-    found = False
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        nonlocal found
-        found = op.name == REGION_OP
-        return ir.WalkResult.INTERRUPT if found else ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return found
+    return bool(regions_where(module, lambda region: True))
 
 
 def strip_region_barriers(module: ir.Module) -> int:
     """Erase every compute barrier nested in a `flow.dispatch.region` (uses take its operand); returns
     how many. A barrier is an identity on its tensor, so the region computes the same values."""
-    inside: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name in BARRIER_OPS and _in_region(op):
-            inside.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    inside = [op for region in regions_where(module, lambda region: True) for op in nested_ops(region)
+              if op.name in BARRIER_OPS]
     for op in inside:
         for res, src in zip(op.results, op.operands):
             res.replace_all_uses_with(src)
         op.erase()
     return len(inside)
-
-
-def _in_region(op: ir.Operation) -> bool:
-    parent = op.parent
-    while parent is not None and parent.name != "builtin.module":
-        if parent.name == REGION_OP:
-            return True
-        parent = parent.parent
-    return False

@@ -64,11 +64,11 @@ def count_flow_dispatches(module: ir.Module) -> int:
     return n
 
 
-COPY_KERNEL = "slow_memcpy"  # IREE's dispatch for a copy it cannot do as a transfer (a pad's interior, a strided slice)
+# IREE's dispatch for a copy it cannot do as a transfer (a pad's interior, a strided slice).
+COPY_KERNEL = "slow_memcpy"
 
 
 def copy_dispatches(sites: tuple[FlowSite, ...] | None) -> int | None:
     """Call sites that only copy: IREE's `slow_memcpy` dispatches (a pad whose producer could not be
     written into the padded buffer, a strided slice), the pad-only dispatches issue 6 counts."""
     return None if sites is None else sum(s.key.endswith(COPY_KERNEL) for s in sites)
-

@@ -47,7 +47,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from ..analysis.classify import ATTENTION_OP, WINOGRAD_FLOPS_PER_TILE, map_results
+from ..analysis.classify import ATTENTION_OP, WINOGRAD_FLOPS_PER_TILE, is_window_copy, map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from .group import GroupView, TensorRef, distribution, elem_bytes, group_view, view_of_ops
 from .targets import TargetDesc
@@ -269,8 +269,7 @@ def iteration_key(root: OpDesc, t: TargetDesc | None = None) -> str | None:
     if (cpu is None or root.kind in MATRIX or root.name == ATTENTION_OP or root.name in WINOGRAD_FLOPS_PER_TILE
             or conv2d_tiles(root, *cpu) is not None):
         return None  # contractions, convs, pooling, fused attention, Winograd: priced per FLOP (efficiency_key)
-    inputs = root.indexing_maps[:root.num_dps_inputs]
-    if root.kind is OpKind.INJECTIVE and any("+" in r for m in inputs for r in map_results(m)):
+    if is_window_copy(root):
         return "iteration.window"
     if masked(root, cpu[0]):
         return "iteration.masked"

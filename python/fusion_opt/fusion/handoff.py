@@ -130,6 +130,9 @@ class Handoff:
     check: Callable[[DataflowGraph, Group], str | None]   # -> the note's reason, or None (kept)
 
 
+_COMPUTE = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.OPAQUE})
+
+
 def _h_padded(graph: DataflowGraph, g: Group) -> str | None:
     # A group of one op (and its init fill) that is no contraction or conv is also looked at through
     # reshapes: VGG-19's max pools feed their pad through an expand_shape (4 copy dispatches, none in
@@ -140,9 +143,6 @@ def _h_padded(graph: DataflowGraph, g: Group) -> str | None:
     deep = len(work) == 1 and work[0].kind not in _COMPUTE
     outs = (c for i in g.ops for c in (_through_reshapes(graph, i) if deep else graph.consumers(i)))
     return REASON if any(graph.ops[c].kind is OpKind.PAD for c in outs) else None
-
-
-_COMPUTE = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.OPAQUE})
 
 
 _HOW = {"1x1 stride-1": "to a matmul", "grouped/depthwise": "generalized, unit batch dim folded"}

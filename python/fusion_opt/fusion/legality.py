@@ -144,12 +144,6 @@ def _r_constant(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
-def is_window_copy(op: OpDesc) -> bool:
-    """An im2col copy (rewrites/im2col.py): one input read through a window (`d3 * 2 + d1`), no arithmetic."""
-    return (op.kind is OpKind.INJECTIVE and op.name == "linalg.generic" and op.num_dps_inputs == 1
-            and not op.body_ops and bool(op.indexing_maps) and "+" in op.indexing_maps[0])
-
-
 def _r_pad(g: IndexedGraph, m: frozenset[int]) -> str | None:
     for i in sorted(m):
         if g.ops[i].kind is OpKind.PAD and not any(

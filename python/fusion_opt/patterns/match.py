@@ -2,8 +2,9 @@
 op indices of every occurrence. They read kinds, maps, shapes and body ops, never ONNX names."""
 from __future__ import annotations
 
+from ..analysis.classify import is_window_copy
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
-from ..fusion.legality import constant_ops, indexed, is_window_copy
+from ..fusion.legality import constant_ops, indexed
 
 MATRIX = (OpKind.CONVOLUTION, OpKind.CONTRACTION)
 LIGHT = (OpKind.ELEMENTWISE, OpKind.BROADCAST)

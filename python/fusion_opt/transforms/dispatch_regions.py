@@ -88,7 +88,8 @@ def reorder_block(block: list[ir.Operation], terminator: ir.Operation,
     return order
 
 
-def _nested_ops(op: ir.Operation) -> list[ir.Operation]:
+def nested_ops(op: ir.Operation) -> list[ir.Operation]:
+    """`op` and every op nested in it, in walk order."""
     out: list[ir.Operation] = []
 
     def visit(o: ir.Operation) -> ir.WalkResult:
@@ -115,7 +116,7 @@ def wrap_group(group_ops: Sequence[ir.Operation], loc: ir.Location) -> ir.Operat
             o.detach_from_parent()
             ip.insert(o)
         ret = flow.ReturnOp(escaping, ip=ip)
-    keep = _nested_ops(region.operation)
+    keep = nested_ops(region.operation)
     for v, new in zip(escaping, region.results):
         v.replace_all_uses_except(new, keep)
     del ret
@@ -178,7 +179,7 @@ def regions_holding_loc(module: ir.Module, loc_text: str) -> list[ir.Operation]:
     """Regions holding an op whose location mentions `loc_text` (IREE sometimes reports a codegen
     failure at an op's own location rather than at its dispatch's)."""
     def holds(region: ir.Operation) -> bool:
-        return any(loc_text in str(o.location) for o in _nested_ops(region))
+        return any(loc_text in str(o.location) for o in nested_ops(region))
 
     return regions_where(module, holds)
 
