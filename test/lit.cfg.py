@@ -16,6 +16,8 @@ bindir = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", "")])
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
 config.environment["FUSION_OPT_UNCALIBRATED"] = "1"  # plans must not depend on this machine's last calibration
+# ...nor on what this machine is (vector width, caches, load): `host` is a fixed reference description
+config.environment["FUSION_OPT_HOST_DESC"] = os.path.join(config.test_source_root, "host-reference.json")
 for var in ("HOME", "TMPDIR", "FUSION_OPT_CACHE"):
     if var in os.environ:
         config.environment[var] = os.environ[var]

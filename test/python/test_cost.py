@@ -346,6 +346,24 @@ def test_host_description_is_measured_once_and_cached(tmp_path, monkeypatch):
     assert cal.launch_s == 7e-6 and cal.calibrated == ("launch_s",) and host_mod.MEASUREMENTS == before + 1
 
 
+
+def test_a_fixed_host_description_replaces_the_measurement(tmp_path, monkeypatch):
+    """$FUSION_OPT_HOST_DESC (set for the whole suite by conftest.py): `host` is that file, unmeasured;
+    a file that is no target description is an error naming the variable."""
+    monkeypatch.setattr(host_mod, "_MEMO", {})
+    before = host_mod.MEASUREMENTS
+    ref = get_target_desc("host")
+    assert ref.vector_bits == 256 and ref.cores == 2 and ref.caches[0].size_bytes == 32768
+    assert "reference host" in ref.source and host_mod.MEASUREMENTS == before
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    monkeypatch.setenv(host_mod.HOST_DESC_ENV, str(bad))
+    with pytest.raises(ValueError, match="FUSION_OPT_HOST_DESC"):
+        host_mod.host_target()
+    monkeypatch.delenv(host_mod.HOST_DESC_ENV)
+    measured = host_mod.host_target(tmp_path)  # with a directory: always this machine
+    assert "measured on" in measured.source
+
 # --- ResNet-50 ------------------------------------------------------------------------------------
 
 RESNET = Path(__file__).resolve().parents[2] / (

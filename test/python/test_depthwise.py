@@ -45,6 +45,11 @@ def test_taps_desc_and_the_cost_models_choice() -> None:
     assert d.num_dps_inputs == 18 and d.flops == op.flops and d.result_shapes == ((136, 28, 28),)
     c = decide(op, window(op), get_target_desc("host"))
     assert c.take and c.after_s < c.before_s
+    # stride 2: priced as the dense taps (55x55 positions for a 28x28 output) its rewrite computes
+    s2 = dw_desc(112, 57, 3, 2)
+    d2 = taps_desc(s2, window(s2))
+    assert d2.result_shapes == ((112, 55, 55),) and d2.loop_ranges == (112, 55, 55)
+    assert d2.flops == round(s2.flops * 55 * 55 / (28 * 28))
 
 
 def dw_mlir(c: int, hw: int, k: int, s: int) -> str:

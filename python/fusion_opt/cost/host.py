@@ -200,9 +200,26 @@ def load_calibration(directory: Path | None = None) -> dict[str, Any]:
 UNCALIBRATED_ENV = "FUSION_OPT_UNCALIBRATED"
 
 
+# A target-description JSON (the format of the cached host file) to use as `host` instead of measuring
+# this machine: reproducible plans across machines. The test suites set it to test/host-reference.json,
+# so that plans, tile sizes and FileCheck expectations do not depend on the CI machine's vector width,
+# caches or load (IREE still compiles for the real host CPU).
+HOST_DESC_ENV = "FUSION_OPT_HOST_DESC"
+
+
 def host_target(directory: Path | None = None, *, remeasure: bool = False) -> TargetDesc:
     """This machine, measured once and cached (in memory and as `<dir>/host-<key>.json`), with the
-    calibration stored next to it (not for the default cache when $FUSION_OPT_UNCALIBRATED=1)."""
+    calibration stored next to it (not for the default cache when $FUSION_OPT_UNCALIBRATED=1), or the
+    description $FUSION_OPT_HOST_DESC names (never calibrated, never measured)."""
+    fixed = os.environ.get(HOST_DESC_ENV) if directory is None and not remeasure else None
+    if fixed:
+        if fixed not in _MEMO:
+            try:
+                t = from_json(json.loads(Path(fixed).read_text()))
+            except (OSError, ValueError, TypeError, KeyError) as e:
+                raise ValueError(f"${HOST_DESC_ENV}={fixed}: not a target description ({e})") from None
+            _MEMO[fixed] = t
+        return _MEMO[fixed]
     skip_cal = directory is None and os.environ.get(UNCALIBRATED_ENV) == "1"
     directory = directory or cache_dir()
     path = directory / f"host-{host_key()}.json"

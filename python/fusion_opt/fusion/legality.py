@@ -276,6 +276,29 @@ def _r_copy_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
+def slice_strides(op: OpDesc) -> tuple[int, ...]:
+    """A tensor.extract_slice's static strides (() for any other op or a dynamic stride)."""
+    if op.name != "tensor.extract_slice":
+        return ()
+    text = dict(op.attrs).get("static_strides", "")
+    nums = re.findall(r"-?\d+", text.split(":", 1)[-1])
+    return tuple(int(v) for v in nums) if nums else ()
+
+
+def _r_strided_slice(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """A strided `tensor.extract_slice` of a result computed in the same group: IREE cannot tile the
+    producer through the strides, so every workgroup computes the producer's whole result, on its stack
+    ("exceeded stack allocation limit": ShuffleNet's dense stride-2 depthwise taps and their slice) or not
+    at all ("write affecting operations on global resources": test/fuzz/iree/strided-slice.mlir). The
+    slice joins its consumers' group and reads the producer's result from memory."""
+    for i in sorted(m):
+        if any(st != 1 for st in slice_strides(g.ops[i])):
+            inner = [p for p in g.producers(i) if p in m]
+            if inner:
+                return f"strided slice op {i} reads op {inner[0]} of the same group"
+    return None
+
+
 def _read_of_escaping_member(g: IndexedGraph, m: frozenset[int],
                              reads: Callable[[tuple[tuple[str, int], ...]], bool]) -> tuple[int, int] | None:
     """(producer, consumer) of the first in-group read whose access `reads` selects, of a member whose
@@ -424,6 +447,8 @@ RULES: tuple[Rule, ...] = (
          _r_offset_read),
     Rule("copy-result", "a fill or slice as a result of a multi-op dispatch fails IREE llvm-cpu codegen",
          _r_copy_result),
+    Rule("strided-slice", "a strided slice of a result of its own group fails IREE llvm-cpu tiling",
+         _r_strided_slice),
     Rule("scalar-result", "a member read as a scalar that is also a result of the dispatch fails IREE codegen",
          _r_scalar_result),
     Rule("contraction-prologue", "only a fill (accumulator) or a pad (conv input) fuses into a contraction",

@@ -15,7 +15,10 @@ whose other inputs are unread (the window-shape tensor of a named pooling op), w
 innermost dim read with stride 1: a stride-2 row makes every tap slice a gather (SqueezeNet's first
 3x3 stride-2 max pool, 64x55x55 out of 64x111x111: 1.55 ms as taps against 0.32 ms as IREE's
 reduction), while stride-1 pools (Inception's 3x3 ones, LRN's channel windows) stream. Chosen per site
-by the cost model (rewrites/choice.py).
+by the cost model (rewrites/choice.py). The dense form `depthwise-taps` uses for strided convs (taps at
+stride 1, then one strided slice) was measured here too and not kept: SqueezeNet's first pool as dense
+taps (64x109x109) took 157 us plus the slice's dispatch, about what IREE's reduction takes (SqueezeNet
+paired 1.04x, Inception-v2 1.00x, DenseNet-121 1.00x).
 """
 from __future__ import annotations
 

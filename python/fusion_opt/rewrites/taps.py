@@ -50,20 +50,28 @@ def affine_map(n: int, results: Sequence[int]) -> ir.AffineMapAttr:
     return ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<({loops}) -> ({', '.join(f'd{r}' for r in results)})>"))
 
 
-def fold_into_init(op: ir.Operation, inputs: Sequence[ir.Value], maps: Sequence[ir.AffineMapAttr], init: ir.Value,
-                   fold: Callable[[ir.Value, Sequence[ir.Value]], ir.Value]) -> None:
-    """Replace `op` by one all-parallel generic over `inputs` (read through `maps`) into `init`, whose body
-    is `fold(init element, input elements)`; the caller has built `inputs` before `op`."""
+def parallel_generic(at: ir.Operation, inputs: Sequence[ir.Value], maps: Sequence[ir.AffineMapAttr], init: ir.Value,
+                     fold: Callable[[ir.Value, Sequence[ir.Value]], ir.Value]) -> ir.Value:
+    """One all-parallel generic over `inputs` (read through `maps`) into `init`, built before `at`, whose
+    body is `fold(init element, input elements)`."""
     from iree.compiler.dialects import linalg
 
-    out_t = ir.RankedTensorType(op.results[0].type)
+    out_t = ir.RankedTensorType(init.type)
     n = out_t.rank
-    with op.context, op.location, ir.InsertionPoint(op):
+    with at.context, at.location, ir.InsertionPoint(at):
         par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
         all_maps = [*maps, ir.AffineMapAttr.get(ir.AffineMap.get_identity(n))]
         gen = linalg.GenericOp([out_t], list(inputs), [init], ir.ArrayAttr.get(all_maps), ir.ArrayAttr.get([par] * n))
         blk = gen.regions[0].blocks.append(*([out_t.element_type] * (len(inputs) + 1)))
         with ir.InsertionPoint(blk):
             linalg.YieldOp([fold(blk.arguments[len(inputs)], list(blk.arguments)[:len(inputs)])])
-    op.results[0].replace_all_uses_with(gen.result)
+    return gen.result
+
+
+def fold_into_init(op: ir.Operation, inputs: Sequence[ir.Value], maps: Sequence[ir.AffineMapAttr], init: ir.Value,
+                   fold: Callable[[ir.Value, Sequence[ir.Value]], ir.Value]) -> None:
+    """Replace `op` by `parallel_generic(op, inputs, maps, init, fold)`; the caller has built `inputs`
+    before `op`."""
+    result = parallel_generic(op, inputs, maps, init, fold)
+    op.results[0].replace_all_uses_with(result)
     op.erase()
