@@ -103,3 +103,44 @@ def test_constant_filters_are_transformed_at_compile_time():
     direct = fo.compile_mlir(text, disable_patterns=["conv-strategy", "winograd"])
     want = np.asarray(direct(x))
     np.testing.assert_allclose(np.asarray(wino(x)), want, rtol=1e-3, atol=1e-4 * np.abs(want).max())
+
+
+def test_channel_groups_follow_the_input_transforms_working_set():
+    """DenseNet's 128-channel 56x56 conv (5 MB of input + tiles) is split into 8 groups of 16 channels;
+    ResNet-50's 64-channel 56x56 (2.5 MB) and DenseNet's 128-channel 28x28 (1.3 MB) ones stay whole.
+    The cost model prices the spill: the whole transform's time per FLOP grows with its working set."""
+    from fusion_opt.analysis.classify import WINOGRAD_INPUT
+    from fusion_opt.cost.model import transform_spill
+
+    def g(c, hw):
+        sess, module, f, graph, ops = describe_text(conv_mlir(c, 32, hw, 3, 1))
+        (i, lay), = winograd.find(graph, ops)
+        return graph.ops[i], lay, winograd.groups(graph.ops[i], lay)
+
+    dense, lay, n = g(128, 58)
+    assert n == 8 and winograd.transform_bytes(dense, lay, 128 // n) <= winograd.GROUP_BYTES
+    assert g(64, 58)[2] == 1 and g(128, 30)[2] == 1
+    host = get_target_desc("host")
+    whole, split = (winograd.winograd_descs(dense, lay, True, k) for k in (1, 8))
+    assert len(whole) == 4 and len(split) == 8 * 3 + 1 and split[-1].num_dps_inputs == 8
+    spill = transform_spill(whole[0], host)
+    assert whole[0].name == WINOGRAD_INPUT and spill > 4 and transform_spill(split[0], host) < spill / 4
+    assert transform_spill(whole[1], host) == 1.0  # the batch matmul: not a transform
+    c = winograd.decide(dense, lay, host)
+    assert c.rewritten == "winograd in 8 channel groups", c.note()
+
+
+def test_channel_groups_compute_what_the_direct_conv_computes(monkeypatch):
+    """The split form through IREE: 4 Winograd convs over channel slices, summed into the init."""
+    monkeypatch.setattr(winograd, "SPLIT_ABOVE", 0)
+    monkeypatch.setattr(winograd, "GROUP_BYTES", 16 * 1024)
+    text = conv_mlir(32, 16, 20, 3, 1)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((32, 20, 20)).astype(np.float32)
+    w = (rng.standard_normal((16, 32, 3, 3)) / np.sqrt(32 * 9)).astype(np.float32)
+    wino_text = _forced(text)
+    assert wino_text.count("iree_linalg_ext.winograd.input_transform") == 4
+    assert "tensor<1x8x20x20xf32>" in wino_text  # each group: a slice of 8 input channels
+    want = np.asarray(fo.compile_mlir(text, disable_patterns=["conv-strategy", "winograd"])(x, w))
+    got = np.asarray(fo.compile_mlir(wino_text)(x, w))
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4 * np.abs(want).max())

@@ -47,7 +47,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from ..analysis.classify import ATTENTION_OP, WINOGRAD_FLOPS_PER_TILE, is_window_copy, map_results
+from ..analysis.classify import ATTENTION_OP, WINOGRAD_FLOPS_PER_TILE, WINOGRAD_INPUT, is_window_copy, map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from .group import GroupView, TensorRef, distribution, elem_bytes, group_view, view_of_ops
 from .targets import TargetDesc
@@ -248,10 +248,21 @@ def efficiency(op: OpDesc, t: TargetDesc) -> float:
     return lookup_efficiency(dict(t.efficiency), shape_facts(op, t)[0], t.efficiency_of(op.kind.value))
 
 
+def transform_spill(op: OpDesc, t: TargetDesc) -> float:
+    """How much slower IREE 3.13's Winograd input transform runs (on a CPU) once its working set (input
+    + transformed tiles) outgrows the per-core L2: max(1, bytes / L2), so its time grows with the square
+    of a large working set. Measured here (1 MB L2): DenseNet's 128-channel 56x56 transform (5 MB) at
+    7 GFLOP/s, 32-channel (1.25 MB) at 20, 16-channel (0.62 MB) at 33 (rewrites/winograd.py `groups`)."""
+    if op.name != WINOGRAD_INPUT or _cpu(t) is None:
+        return 1.0
+    l2 = next((c.size_bytes for c in t.caches if c.name == "L2"), 0)
+    return max(1.0, (op.bytes_read + op.bytes_written) / l2) if l2 else 1.0
+
+
 def op_compute_s(op: OpDesc, t: TargetDesc) -> float:
     """Infinite where the target's efficiency is 0: code IREE cannot produce for it (never chosen)."""
     rate = t.peak(op_dtype(op), op.kind in MATRIX) * efficiency(op, t) * shape_facts(op, t)[1]
-    return op.flops / rate if rate > 0 else math.inf
+    return op.flops * transform_spill(op, t) / rate if rate > 0 else math.inf
 
 
 def iteration_key(root: OpDesc, t: TargetDesc | None = None) -> str | None:

@@ -17,6 +17,16 @@ matmul then gets a `compilation_info` with IREE's own tile choice for it
 that keeps IREE's data tiling (on for the module's plain matmuls) off it, which made it 1.3 ms
 instead of 0.48 (packing the transformed input in a dispatch of its own, 0.46 ms).
 
+Channel groups: IREE 3.13's input transform slows down far more than linearly once its working set
+(input + transformed tiles) outgrows the core's L2: DenseNet-121's 128-channel 56x56 ones took 2.8 ms
+each in the model (4.1 ms alone), the same transform as 4 groups of 32 channels 1.31 ms and as 8
+groups of 16 0.78 ms (each group a contiguous channel slice of the input, its own transform; 64
+channels 58x58: 0.78 ms alone, 0.25 ms as 2 groups, but even within ResNet-50). A conv whose
+transform outgrows `SPLIT_ABOVE` is written as `groups(op)` Winograd convs over channel slices of the input and filter, each into
+zeros, summed into the conv's init by one elementwise op (which joins the epilogue's dispatch): more
+batch matmuls and output transforms (small: F outputs each), a much cheaper input transform. The
+cost model prices the spill (`cost.model.transform_spill`) and the parts.
+
 Matched on the generic conv our import produces (rewrites/im2col.py `layout`): input `[C, H, W]`
 read at `(c, oh + kh, ow + kw)` (stride and dilation 1, no groups), filter `[F, C, 3, 3]`, output
 `[F, H - 2, W - 2]` accumulated into a zero fill (IREE's pass drops the conv's init: `bias-epilogue`
@@ -47,6 +57,16 @@ INPUT_TILE = TILE + KERNEL - 1
 MARK = "__winograd_conv"     # IREE's pass converts only convs with this unit attribute
 PASS = "func.func(iree-linalg-ext-convert-conv2d-to-winograd)"
 _SUM = re.compile(r"^d(\d+) \+ d(\d+)$")
+# The largest input-transform working set (input + transformed tiles, bytes) per channel group: the
+# 16-channel groups of DenseNet's 56x56 transform (0.62 MB) ran at 33 GFLOP/s, 32-channel ones (1.25 MB)
+# at 20, all 128 channels (5 MB) at 7.
+GROUP_BYTES = 640 * 1024
+# Split only past this working set: at 1.3 MB (DenseNet's 128-channel 28x28 transforms) two groups ran
+# slower than one (2 x 55 us transforms and 2 x 64 us batch matmuls against 91 + 100 us), at 2.5 MB
+# (ResNet-50's 64-channel 56x56 ones) four groups were even (model paired 1.005x), at 5 MB eight groups
+# took 366 + 320 + 189 us against 2800 + 312 + 31 us (DenseNet-121 paired 0.68x).
+SPLIT_ABOVE = 3 * 1024 * 1024
+MIN_GROUP_CHANNELS = 8
 
 
 def _zero_fill(ops: Sequence[ir.Operation], graph: DataflowGraph, init: int | None) -> bool:
@@ -87,13 +107,35 @@ def tiles(op: OpDesc, lay: im2col.ConvLayout) -> tuple[int, int]:
     return tuple(math.ceil(op.loop_ranges[d] / TILE) for d in lay.spatial)  # type: ignore[return-value]
 
 
-def winograd_descs(op: OpDesc, lay: im2col.ConvLayout, constant_filter: bool = True) -> tuple[OpDesc, ...]:
-    """What the rewrite makes of `op`, as the planner will see it: the input transform, the batch matmul
-    (its own group with its fill), the output transform, a pass over the output slice (the epilogue's
-    dispatch: it cannot join the output transform's); the filter transform only when the filter is not
-    a constant (constant filters are transformed at compile time)."""
+def transform_bytes(op: OpDesc, lay: im2col.ConvLayout, channels: int) -> int:
+    """The input transform's working set over `channels` input channels: input slice + 8x8 tiles."""
+    th, tw = tiles(op, lay)
+    _, h, w = op.operand_shapes[0]
+    return channels * (h * w + INPUT_TILE * INPUT_TILE * th * tw) * elem_bytes(op.element_types[0])
+
+
+def groups(op: OpDesc, lay: im2col.ConvLayout) -> int:
+    """Channel groups the conv is split into: one up to `SPLIT_ABOVE` bytes of input-transform working
+    set, else the fewest (a power of two dividing C, each of at least `MIN_GROUP_CHANNELS` channels)
+    whose transforms stay within `GROUP_BYTES` each."""
+    c = op.loop_ranges[lay.red[0]]
+    g = 1
+    if transform_bytes(op, lay, c) <= SPLIT_ABOVE:
+        return g
+    while transform_bytes(op, lay, c // g) > GROUP_BYTES and c % (2 * g) == 0 and c // (2 * g) >= MIN_GROUP_CHANNELS:
+        g *= 2
+    return g
+
+
+def winograd_descs(op: OpDesc, lay: im2col.ConvLayout, constant_filter: bool = True,
+                   n_groups: int = 1) -> tuple[OpDesc, ...]:
+    """What the rewrite makes of `op`, as the planner will see it: per channel group the input
+    transform, the batch matmul (its own group with its fill) and the output transform, then a pass
+    over the output slices (the epilogue's dispatch: it cannot join an output transform's; it also sums
+    the groups); the filter transforms only when the filter is not a constant (constant filters are
+    transformed at compile time)."""
     r = op.loop_ranges
-    c, f = r[lay.red[0]], r[lay.f]
+    c, f = r[lay.red[0]] // n_groups, r[lay.f]
     th, tw = tiles(op, lay)
     t, eb = th * tw, elem_bytes(op.element_types[0])
     tin = (INPUT_TILE, INPUT_TILE, 1, th, tw, c)
@@ -123,25 +165,32 @@ def winograd_descs(op: OpDesc, lay: im2col.ConvLayout, constant_filter: bool = T
     out = op.result_shapes[0]
     dims = ", ".join(f"d{k}" for k in range(len(out)))
     ident = f"({dims}) -> ({dims})"
+    g = n_groups
     slice_pass = OpDesc(index=-1, name="linalg.generic", loc=op.loc, kind=OpKind.ELEMENTWISE, loop_ranges=out,
-                        iterator_types=("parallel",) * len(out), indexing_maps=(ident, ident),
-                        map_dims=(tuple(range(len(out))),) * 2, element_types=("f32", "f32"),
-                        operand_shapes=(out, out), result_shapes=(out,), operands=(None, None), num_dps_inputs=1,
-                        body_ops=(), flops=0, bytes_read=numel(out) * eb, bytes_written=numel(out) * eb)
-    parts = [transform(WINOGRAD_INPUT, op.operand_shapes[0], tin), bmm, transform(WINOGRAD_OUTPUT, tout, padded),
-             slice_pass]
+                        iterator_types=("parallel",) * len(out), indexing_maps=(ident,) * (g + 1),
+                        map_dims=(tuple(range(len(out))),) * (g + 1), element_types=("f32",) * (g + 1),
+                        operand_shapes=(out,) * (g + 1), result_shapes=(out,), operands=(None,) * (g + 1),
+                        num_dps_inputs=g, body_ops=("arith.addf",) * (g - 1), flops=(g - 1) * numel(out),
+                        bytes_read=g * numel(out) * eb, bytes_written=numel(out) * eb)
+    src = (c, *op.operand_shapes[0][1:])
+    group = [transform(WINOGRAD_INPUT, src, tin), bmm, transform(WINOGRAD_OUTPUT, tout, padded)]
     if not constant_filter:
-        parts.insert(0, transform(WINOGRAD_FILTER, op.operand_shapes[1], (INPUT_TILE, INPUT_TILE, c, f)))
-    return tuple(parts)
+        group.insert(0, transform(WINOGRAD_FILTER, (f, c, KERNEL, KERNEL), (INPUT_TILE, INPUT_TILE, c, f)))
+    return (*group * g, slice_pass)
 
 
-def decide(op: OpDesc, lay: im2col.ConvLayout, target: TargetDesc, constant_filter: bool = True) -> Choice:
+def decide(op: OpDesc, lay: im2col.ConvLayout, target: TargetDesc, constant_filter: bool = True,
+           pad: OpDesc | None = None) -> Choice:
     """Pure: the conv's best other strategy (direct or im2col + matmul, as conv-strategy would choose)
-    against the Winograd parts, each priced as its own dispatch."""
-    other = im2col.decide(op, lay, target)
+    against the Winograd parts, each priced as its own dispatch; the input transform cannot take the
+    conv's input `pad` either, which is then a copy dispatch of its own (as for im2col)."""
+    other = im2col.decide(op, lay, target, pad)
     kept, kept_s = (other.rewritten, other.after_s) if other.take else (other.kept, other.before_s)
-    after = sum(estimate([d], target).time_s for d in winograd_descs(op, lay, constant_filter))
-    return Choice(NAME, f"op {op.index} ({op.loc})", kept, "winograd", kept_s, after)
+    g = groups(op, lay)
+    parts = (*winograd_descs(op, lay, constant_filter, g), *((pad,) if pad else ()))
+    after = sum(estimate([d], target).time_s for d in parts)
+    label = "winograd" if g == 1 else f"winograd in {g} channel groups"
+    return Choice(NAME, f"op {op.index} ({op.loc})", kept, label, kept_s, after)
 
 
 # ---- the IR rewrite ------------------------------------------------------------------------------
@@ -155,21 +204,46 @@ def _reshape(v: ir.Value, shape: Sequence[int], groups: Sequence[Sequence[int]],
     return tensor.CollapseShapeOp(t, v, [list(g) for g in groups]).result
 
 
-def apply(op: ir.Operation) -> None:
+def apply(op: ir.Operation, n_groups: int = 1) -> None:
     """Replace the generic conv `op` by a marked named NCHW conv over a batch of one (IREE's pass
-    rewrites it in `finish`)."""
-    from iree.compiler.dialects import linalg
+    rewrites it in `finish`); with channel groups, by one such conv per contiguous slice of the input's
+    and the filter's channels, each into zeros, and their sum into the conv's init."""
+    from iree.compiler.dialects import arith, linalg, tensor
+
+    from .taps import affine_map, fold_into_init, strided_slice
 
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
     xs, os_ = list(ir.RankedTensorType(x.type).shape), list(ir.RankedTensorType(op.results[0].type).shape)
-    with op.context, op.location, ir.InsertionPoint(op):
-        x4 = _reshape(x, [1, *xs], [[0, 1], [2], [3]], expand=True)
-        init4 = _reshape(init, [1, *os_], [[0, 1], [2], [3]], expand=True)
-        conv = linalg.conv_2d_nchw_fchw(x4, w, outs=[init4], strides=[1, 1], dilations=[1, 1])
+    ws = list(ir.RankedTensorType(w.type).shape)
+
+    def marked(xv: ir.Value, wv: ir.Value, outv: ir.Value) -> ir.Value:
+        x4 = _reshape(xv, [1, *ir.RankedTensorType(xv.type).shape], [[0, 1], [2], [3]], expand=True)
+        conv = linalg.conv_2d_nchw_fchw(x4, wv, outs=[outv], strides=[1, 1], dilations=[1, 1])
         conv.owner.attributes[MARK] = ir.UnitAttr.get()
-        res = _reshape(conv, os_, [[0, 1], [2], [3]], expand=False)
-    op.results[0].replace_all_uses_with(res)
-    op.erase()
+        return _reshape(conv, os_, [[0, 1], [2], [3]], expand=False)
+
+    with op.context, op.location, ir.InsertionPoint(op):
+        if n_groups == 1:
+            res = marked(x, w, _reshape(init, [1, *os_], [[0, 1], [2], [3]], expand=True))
+        else:
+            cs = xs[0] // n_groups
+            elt = ir.RankedTensorType(x.type).element_type
+            zero = linalg.fill(arith.ConstantOp(elt, 0.0).result, outs=[tensor.EmptyOp([1, *os_], elt).result])
+            parts = [marked(strided_slice(x, [(g * cs, cs, 1), (0, xs[1], 1), (0, xs[2], 1)]),
+                            strided_slice(w, [(0, ws[0], 1), (g * cs, cs, 1), (0, ws[2], 1), (0, ws[3], 1)]), zero)
+                     for g in range(n_groups)]
+            ident = affine_map(len(os_), list(range(len(os_))))
+    if n_groups == 1:
+        op.results[0].replace_all_uses_with(res)
+        op.erase()
+        return
+
+    def total(acc: ir.Value, args: Sequence[ir.Value]) -> ir.Value:
+        for a in args:  # init + group 0 + group 1 + ...
+            acc = arith.AddFOp(acc, a).result
+        return acc
+
+    fold_into_init(op, parts, [ident] * n_groups, init, total)
 
 
 def finish(fn: ir.Operation) -> None:
@@ -194,9 +268,10 @@ def finish(fn: ir.Operation) -> None:
 def price(graph: DataflowGraph, s: tuple[int, im2col.ConvLayout], target: TargetDesc) -> Choice:
     """`decide`, knowing whether the filter is a constant expression (weights, BatchNorm-scaled weights)."""
     op = graph.ops[s[0]]
-    return decide(op, s[1], target, op.operands[1] is None or op.operands[1] in constant_ops(graph))
+    return decide(op, s[1], target, op.operands[1] is None or op.operands[1] in constant_ops(graph),
+                  im2col.input_pad(graph, s[0]))
 
 
 REWRITE = Rewrite(NAME, lambda graph, ops, skip: find(graph, ops, skip), price,
-                  lambda graph, ops, s: apply(ops[s[0]]),
+                  lambda graph, ops, s: apply(ops[s[0]], groups(graph.ops[s[0]], s[1])),
                   finish=finish)
