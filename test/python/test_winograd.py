@@ -106,28 +106,35 @@ def test_constant_filters_are_transformed_at_compile_time():
 
 
 def test_channel_groups_follow_the_input_transforms_working_set():
-    """DenseNet's 128-channel 56x56 conv (5 MB of input + tiles) is split into 8 groups of 16 channels;
-    ResNet-50's 64-channel 56x56 (2.5 MB) and DenseNet's 128-channel 28x28 (1.3 MB) ones stay whole.
-    The cost model prices the spill: the whole transform's time per FLOP grows with its working set."""
-    from fusion_opt.analysis.classify import WINOGRAD_INPUT
-    from fusion_opt.cost.model import transform_spill
-
-    def g(c, hw):
-        sess, module, f, graph, ops = describe_text(conv_mlir(c, 32, hw, 3, 1))
+    """DenseNet's 128 -> 32 channel 56x56 conv (5 MB of input + tiles) is split into 8 groups of 16
+    channels; ResNet-50's 64-channel 56x56 (2.5 MB), DenseNet's 128-channel 28x28 (1.3 MB) and a conv
+    with as many filters as channels (VGG-19's: every group would add an output transform over all of
+    them) stay whole."""
+    def g(c, hw, f=32):
+        sess, module, f_, graph, ops = describe_text(conv_mlir(c, f, hw, 3, 1))
         (i, lay), = winograd.find(graph, ops)
         return graph.ops[i], lay, winograd.groups(graph.ops[i], lay)
 
     dense, lay, n = g(128, 58)
     assert n == 8 and winograd.transform_bytes(dense, lay, 128 // n) <= winograd.GROUP_BYTES
-    assert g(64, 58)[2] == 1 and g(128, 30)[2] == 1
-    host = get_target_desc("host")
+    assert g(64, 58)[2] == 1 and g(128, 30)[2] == 1 and g(128, 58, f=128)[2] == 1
     whole, split = (winograd.winograd_descs(dense, lay, True, k) for k in (1, 8))
     assert len(whole) == 4 and len(split) == 8 * 3 + 1 and split[-1].num_dps_inputs == 8
-    spill = transform_spill(whole[0], host)
-    assert whole[0].name == WINOGRAD_INPUT and spill > 4 and transform_spill(split[0], host) < spill / 4
-    assert transform_spill(whole[1], host) == 1.0  # the batch matmul: not a transform
-    c = winograd.decide(dense, lay, host)
+    assert split[0].operand_shapes[0] == (16, 58, 58) and split[1].loop_ranges == (64, 100, 32, 16)
+    c = winograd.decide(dense, lay, replace(get_target_desc("host"), data_tiling=True))
     assert c.rewritten == "winograd in 8 channel groups", c.note()
+
+
+def test_few_tiles_input_transforms_have_their_own_efficiency():
+    """A 7x7 image is 2x2 tiles of 6: IREE 3.13's input transform ran 8x slower per tile there."""
+    from fusion_opt.cost.model import efficiency_key
+
+    host = get_target_desc("host")
+    small, big = (winograd.winograd_descs(g[3].ops[i], lay)[0]
+                  for g in (describe_text(conv_mlir(128, 32, hw, 3, 1)) for hw in (9, 16))
+                  for (i, lay) in [winograd.find(g[3], g[4])[0]])
+    assert efficiency_key(small, host) == "winograd.cpu.few" and efficiency_key(big, host) == "winograd.cpu"
+    assert efficiency_key(small, get_target_desc("sm_80")) == "winograd"
 
 
 def test_channel_groups_compute_what_the_direct_conv_computes(monkeypatch):

@@ -130,7 +130,9 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
     `convolution.generic` (grouped: IREE's default tiling). On GPUs only 1x1/depthwise are told apart.
     `reduction.window` is pooling; IREE's fused attention op is `attention` (`attention.cpu` on a CPU,
     where IREE 3.13 runs it ~20x slower than its split form); IREE's Winograd transforms are
-    `winograd` (`winograd.cpu`). On a CPU, `contraction.strided`: an input read with a stride (a
+    `winograd` (`winograd.cpu`; `winograd.cpu.few`: an input transform over at most 2 tiles along a
+    dim, i.e. an image of at most 12, which IREE 3.13 ran 8x slower per tile: DenseNet's 128-channel
+    7x7 ones 118 us for 2x2 tiles against 37 us for 3x3 tiles of its 14x14 ones). On a CPU, `contraction.strided`: an input read with a stride (a
     strided 1x1 conv as a matmul: neither data-tiled nor vectorized along the strided loops; ResNet-50's
     1024x14x14x512 one ran at 2.9 GFLOP/s), else `contraction.data_tiled` when compiled with data
     tiling (`TargetDesc.data_tiling`: packed operands, mmt4d micro-kernel) and it is a plain matmul
@@ -142,7 +144,10 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
     if op.name == ATTENTION_OP:
         return "attention.cpu" if _cpu(t) is not None else "attention"
     if op.name in WINOGRAD_FLOPS_PER_TILE:
-        return "winograd.cpu" if _cpu(t) is not None else "winograd"
+        if _cpu(t) is None:
+            return "winograd"
+        tiles = op.result_shapes[0][3:5] if op.name == WINOGRAD_INPUT and op.result_shapes else ()
+        return "winograd.cpu.few" if len(tiles) == 2 and min(tiles) <= 2 else "winograd.cpu"
     if op.kind is OpKind.CONTRACTION and _cpu(t) is not None and t is not None:
         if any_strided(op):
             return "contraction.strided"
@@ -248,21 +253,10 @@ def efficiency(op: OpDesc, t: TargetDesc) -> float:
     return lookup_efficiency(dict(t.efficiency), shape_facts(op, t)[0], t.efficiency_of(op.kind.value))
 
 
-def transform_spill(op: OpDesc, t: TargetDesc) -> float:
-    """How much slower IREE 3.13's Winograd input transform runs (on a CPU) once its working set (input
-    + transformed tiles) outgrows the per-core L2: max(1, bytes / L2), so its time grows with the square
-    of a large working set. Measured here (1 MB L2): DenseNet's 128-channel 56x56 transform (5 MB) at
-    7 GFLOP/s, 32-channel (1.25 MB) at 20, 16-channel (0.62 MB) at 33 (rewrites/winograd.py `groups`)."""
-    if op.name != WINOGRAD_INPUT or _cpu(t) is None:
-        return 1.0
-    l2 = next((c.size_bytes for c in t.caches if c.name == "L2"), 0)
-    return max(1.0, (op.bytes_read + op.bytes_written) / l2) if l2 else 1.0
-
-
 def op_compute_s(op: OpDesc, t: TargetDesc) -> float:
     """Infinite where the target's efficiency is 0: code IREE cannot produce for it (never chosen)."""
     rate = t.peak(op_dtype(op), op.kind in MATRIX) * efficiency(op, t) * shape_facts(op, t)[1]
-    return op.flops * transform_spill(op, t) / rate if rate > 0 else math.inf
+    return op.flops / rate if rate > 0 else math.inf
 
 
 def iteration_key(root: OpDesc, t: TargetDesc | None = None) -> str | None:

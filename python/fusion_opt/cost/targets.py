@@ -92,6 +92,9 @@ class TargetDesc:
         # transform 13.1 MFLOP in ~0.52 ms, output transform 8.6 MFLOP in ~0.27 ms (25-32 GFLOP/s). Not
         # offered on GPUs (0) until measured there
         "winograd": 0.0, "winograd.cpu": 0.3,
+        # an input transform over at most 2 tiles along a dim (a 7x7 image): DenseNet's 128-channel ones
+        # ran at 9 GFLOP/s (1.05 MFLOP in 118 us, 2x2 tiles) against 68 for 3x3 tiles (a peak of ~239)
+        "winograd.cpu.few": 0.04,
         "iteration.masked": 0.01, "iteration.reduction": 0.02, "iteration.transposed": 0.02,
         # an im2col window copy (model.iteration_key): 0.8-1.2 G elements/s on this 2-core CPU (SqueezeNet's
         # 16x3x3x55x55 copy 0.57 ms, its 3x3x3x111x111 one 0.38 ms, 48x3x3x13x13 0.085 ms) against a

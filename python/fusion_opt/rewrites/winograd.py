@@ -25,7 +25,10 @@ channels 58x58: 0.78 ms alone, 0.25 ms as 2 groups, but even within ResNet-50). 
 transform outgrows `SPLIT_ABOVE` is written as `groups(op)` Winograd convs over channel slices of the input and filter, each into
 zeros, summed into the conv's init by one elementwise op (which joins the epilogue's dispatch): more
 batch matmuls and output transforms (small: F outputs each), a much cheaper input transform. The
-cost model prices the spill (`cost.model.transform_spill`) and the parts.
+grouping is structural (`groups`), the cost model prices its parts against the other strategies. A
+cost-model term for the spill (time x working set / L2) was tried and dropped: it fits DenseNet's
+transforms but priced VGG-19's (64-512 channels, up to 226x226) far too high, moving convs to
+im2col, 1.48x slower; VGG-19's whole transforms do not show the slow-down.
 
 Matched on the generic conv our import produces (rewrites/im2col.py `layout`): input `[C, H, W]`
 read at `(c, oh + kh, ow + kw)` (stride and dilation 1, no groups), filter `[F, C, 3, 3]`, output
@@ -65,7 +68,7 @@ GROUP_BYTES = 640 * 1024
 # slower than one (2 x 55 us transforms and 2 x 64 us batch matmuls against 91 + 100 us), at 2.5 MB
 # (ResNet-50's 64-channel 56x56 ones) four groups were even (model paired 1.005x), at 5 MB eight groups
 # took 366 + 320 + 189 us against 2800 + 312 + 31 us (DenseNet-121 paired 0.68x).
-SPLIT_ABOVE = 3 * 1024 * 1024
+SPLIT_ABOVE = 3 * 1024 * 1024  # and only when F <= C / 2 (see `groups`)
 MIN_GROUP_CHANNELS = 8
 
 
@@ -116,12 +119,13 @@ def transform_bytes(op: OpDesc, lay: im2col.ConvLayout, channels: int) -> int:
 
 def groups(op: OpDesc, lay: im2col.ConvLayout) -> int:
     """Channel groups the conv is split into: one up to `SPLIT_ABOVE` bytes of input-transform working
-    set, else the fewest (a power of two dividing C, each of at least `MIN_GROUP_CHANNELS` channels)
+    set or with more than C / 2 filters (every group has an output transform over all F filters: VGG-19's
+    F >= C convs split into 8-16 groups ran 1.9x slower), else the fewest (a power of two dividing C, each of at least `MIN_GROUP_CHANNELS` channels)
     whose transforms stay within `GROUP_BYTES` each."""
-    c = op.loop_ranges[lay.red[0]]
+    c, f = op.loop_ranges[lay.red[0]], op.loop_ranges[lay.f]
     g = 1
-    if transform_bytes(op, lay, c) <= SPLIT_ABOVE:
-        return g
+    if transform_bytes(op, lay, c) <= SPLIT_ABOVE or 2 * f > c:
+        return g  # each group adds an output transform over all F filters: only for F <= C / 2
     while transform_bytes(op, lay, c // g) > GROUP_BYTES and c % (2 * g) == 0 and c // (2 * g) >= MIN_GROUP_CHANNELS:
         g *= 2
     return g
