@@ -22,9 +22,11 @@ Channel groups: IREE 3.13's input transform slows down far more than linearly on
 each in the model (4.1 ms alone), the same transform as 4 groups of 32 channels 1.31 ms and as 8
 groups of 16 0.78 ms (each group a contiguous channel slice of the input, its own transform; 64
 channels 58x58: 0.78 ms alone, 0.25 ms as 2 groups, but even within ResNet-50). A conv whose
-transform outgrows `SPLIT_ABOVE` is written as `groups(op)` Winograd convs over channel slices of the input and filter, each into
-zeros, summed into the conv's init by one elementwise op (which joins the epilogue's dispatch): more
-batch matmuls and output transforms (small: F outputs each), a much cheaper input transform. The
+transform outgrows `SPLIT_ABOVE`, with at most C / 2 filters, is written as `groups(op)` Winograd
+convs over channel slices of the input and filter, each into zeros, summed into the conv's init by one
+elementwise op (which joins the epilogue's dispatch): more batch matmuls and output transforms
+(small: F outputs each), a much cheaper input transform (DenseNet-121 paired 0.60x with the
+`winograd.cpu.few` pricing of its 7x7 convs). The
 grouping is structural (`groups`), the cost model prices its parts against the other strategies. A
 cost-model term for the spill (time x working set / L2) was tried and dropped: it fits DenseNet's
 transforms but priced VGG-19's (64-512 channels, up to 226x226) far too high, moving convs to
