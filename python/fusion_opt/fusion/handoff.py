@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..analysis.classify import map_results
+from ..cost.model import is_free
 from .constraints import Constraints
 from .legality import reads_at_offset
 from .plan import FusionPlan, Group
@@ -195,8 +196,7 @@ def _through_reshapes(graph: DataflowGraph, i: int) -> set[int]:
     todo = list(graph.consumers(i))
     while todo:
         c = todo.pop()
-        op = graph.ops[c]
-        if not op.dispatchable and op.kind is OpKind.INJECTIVE and op.flops == 0:
+        if is_free(graph.ops[c]):
             todo.extend(graph.consumers(c))
         else:
             out.add(c)

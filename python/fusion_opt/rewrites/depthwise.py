@@ -30,7 +30,8 @@ from ..cost.targets import TargetDesc
 from ..fusion.legality import numel
 from ..ir import ir
 from .choice import Choice, Rewrite
-from .taps import MAX_TAPS, affine_map, affine_terms, fold_into_init, parallel_generic, strided_slice, tap_points
+from .taps import (MAX_TAPS, add_all, affine_map, affine_terms, fold_into_init, parallel_generic, strided_slice,
+                   tap_points, zeros)
 
 NAME = "depthwise-taps"
 
@@ -136,7 +137,7 @@ def find_depthwise(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[t
 def apply_taps(op: ir.Operation, desc: OpDesc, win: Window) -> None:
     """Replace depthwise conv `op` (described by `desc`) by its taps form, in place; a strided conv by
     its dense taps (into zeros), one strided slice of them, and the init added."""
-    from iree.compiler.dialects import arith, linalg, tensor
+    from iree.compiler.dialects import arith
 
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
     o_dims = [int(r.strip()[1:]) for r in map_results(desc.indexing_maps[2])]
@@ -157,9 +158,7 @@ def apply_taps(op: ir.Operation, desc: OpDesc, win: Window) -> None:
             ws.append(strided_slice(w, [(0, c, 1) if d == win.channel else (at[d], 1, 1) for d in w_dims], [c]))
         maps = [x_map] * len(xs) + [affine_map(n, [o_dims.index(win.channel)])] * len(ws)
         if strided:
-            elt = ir.RankedTensorType(init.type).element_type
-            zero = arith.ConstantOp(elt, 0.0).result
-            acc = linalg.fill(zero, outs=[tensor.EmptyOp([dense[d] for d in o_dims], elt).result])
+            acc = zeros([dense[d] for d in o_dims], ir.RankedTensorType(init.type).element_type)
 
     def fold(acc: ir.Value, args: list[ir.Value]) -> ir.Value:
         t = len(xs)
@@ -176,8 +175,7 @@ def apply_taps(op: ir.Operation, desc: OpDesc, win: Window) -> None:
     with op.context, op.location, ir.InsertionPoint(op):
         sub = strided_slice(full, [(0, ranges[d], stride.get(d, 1)) for d in o_dims])
         ident = affine_map(n, list(range(n)))
-    fold_into_init(op, [sub], [ident], init,
-                   lambda acc, args: arith.AddFOp(acc, args[0]).result)
+    fold_into_init(op, [sub], [ident], init, add_all)
 
 
 REWRITE = Rewrite(NAME, lambda graph, ops, skip: find_depthwise(graph, skip),

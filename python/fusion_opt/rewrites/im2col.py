@@ -34,7 +34,7 @@ from ..analysis.classify import map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..backends.lowering import iree_bmm_compilation_info
 from ..cost.group import elem_bytes
-from ..cost.model import estimate
+from ..cost.model import estimate, is_free
 from ..cost.targets import TargetDesc
 from ..fusion.legality import numel
 from ..ir import ir
@@ -140,15 +140,12 @@ def im2col_descs(op: OpDesc, lay: ConvLayout) -> tuple[OpDesc, ...]:
     return tuple(out)
 
 
-RESHAPES = ("tensor.collapse_shape", "tensor.expand_shape")
-
-
 def input_pad(graph: DataflowGraph, i: int) -> OpDesc | None:
-    """The tensor.pad conv `i` reads its input from (through reshapes), if any. A direct conv takes its
+    """The tensor.pad conv `i` reads its input from (through reshapes: `cost.model.is_free`), if any. A direct conv takes its
     pad into its own dispatch (pattern pad-conv); a window copy or a Winograd input transform cannot, so
     the pad is a copy dispatch of its own (IREE's `slow_memcpy`: ResNet-50's 16 before its 3x3 convs)."""
     p = graph.ops[i].operands[0] if graph.ops[i].operands else None
-    while isinstance(p, int) and 0 <= p < len(graph.ops) and graph.ops[p].name in RESHAPES:
+    while isinstance(p, int) and 0 <= p < len(graph.ops) and is_free(graph.ops[p]):
         p = graph.ops[p].operands[0] if graph.ops[p].operands else None
     return graph.ops[p] if isinstance(p, int) and 0 <= p < len(graph.ops) and graph.ops[p].kind is OpKind.PAD \
         else None

@@ -50,6 +50,22 @@ def affine_map(n: int, results: Sequence[int]) -> ir.AffineMapAttr:
     return ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<({loops}) -> ({', '.join(f'd{r}' for r in results)})>"))
 
 
+def zeros(shape: Sequence[int], elt: ir.Type) -> ir.Value:
+    """A zero-filled tensor (an accumulator); built at the current insertion point."""
+    from iree.compiler.dialects import arith, linalg, tensor
+
+    return linalg.fill(arith.ConstantOp(elt, 0.0).result, outs=[tensor.EmptyOp(list(shape), elt).result])
+
+
+def add_all(acc: ir.Value, args: Sequence[ir.Value]) -> ir.Value:
+    """A `fold` body: acc + args[0] + args[1] + ..., in that order."""
+    from iree.compiler.dialects import arith
+
+    for a in args:
+        acc = arith.AddFOp(acc, a).result
+    return acc
+
+
 def parallel_generic(at: ir.Operation, inputs: Sequence[ir.Value], maps: Sequence[ir.AffineMapAttr], init: ir.Value,
                      fold: Callable[[ir.Value, Sequence[ir.Value]], ir.Value]) -> ir.Value:
     """One all-parallel generic over `inputs` (read through `maps`) into `init`, built before `at`, whose

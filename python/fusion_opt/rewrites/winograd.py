@@ -55,6 +55,7 @@ from ..fusion.legality import constant_ops, numel
 from ..ir import constant_value, ir
 from . import im2col
 from .choice import Choice, Rewrite
+from .taps import add_all, affine_map, fold_into_init, strided_slice, zeros
 
 NAME = "winograd"
 TILE, KERNEL = 6, 3          # F(6x6, 3x3): 6x6 outputs per 8x8 input tile
@@ -214,9 +215,7 @@ def apply(op: ir.Operation, n_groups: int = 1) -> None:
     """Replace the generic conv `op` by a marked named NCHW conv over a batch of one (IREE's pass
     rewrites it in `finish`); with channel groups, by one such conv per contiguous slice of the input's
     and the filter's channels, each into zeros, and their sum into the conv's init."""
-    from iree.compiler.dialects import arith, linalg, tensor
-
-    from .taps import affine_map, fold_into_init, strided_slice
+    from iree.compiler.dialects import linalg
 
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
     xs, os_ = list(ir.RankedTensorType(x.type).shape), list(ir.RankedTensorType(op.results[0].type).shape)
@@ -233,8 +232,7 @@ def apply(op: ir.Operation, n_groups: int = 1) -> None:
             res = marked(x, w, _reshape(init, [1, *os_], [[0, 1], [2], [3]], expand=True))
         else:
             cs = xs[0] // n_groups
-            elt = ir.RankedTensorType(x.type).element_type
-            zero = linalg.fill(arith.ConstantOp(elt, 0.0).result, outs=[tensor.EmptyOp([1, *os_], elt).result])
+            zero = zeros([1, *os_], ir.RankedTensorType(x.type).element_type)
             parts = [marked(strided_slice(x, [(g * cs, cs, 1), (0, xs[1], 1), (0, xs[2], 1)]),
                             strided_slice(w, [(0, ws[0], 1), (g * cs, cs, 1), (0, ws[2], 1), (0, ws[3], 1)]), zero)
                      for g in range(n_groups)]
@@ -243,13 +241,7 @@ def apply(op: ir.Operation, n_groups: int = 1) -> None:
         op.results[0].replace_all_uses_with(res)
         op.erase()
         return
-
-    def total(acc: ir.Value, args: Sequence[ir.Value]) -> ir.Value:
-        for a in args:  # init + group 0 + group 1 + ...
-            acc = arith.AddFOp(acc, a).result
-        return acc
-
-    fold_into_init(op, parts, [ident] * n_groups, init, total)
+    fold_into_init(op, parts, [ident] * n_groups, init, add_all)  # init + group 0 + group 1 + ...
 
 
 def finish(fn: ir.Operation) -> None:
