@@ -21,6 +21,7 @@ from .rewrites.unit_batch import flatten_unit_batches
 from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
 from .transforms.dispatch_regions import apply_plan
+from .transforms.padded_results import write_pads_into_regions
 
 # Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
 PLAIN_REWRITES = {"conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
@@ -41,6 +42,7 @@ class PlannedFunction:
     plan: FusionPlan
     func_op: ir.Operation
     ops: list[ir.Operation]
+    pads_into_regions: bool = True   # off with --disable-pattern=pad-conv
 
 
 def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: str = "host",
@@ -115,7 +117,7 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         counts = {**applied, **{k: len(v) for k, v in found.items()}}
         result = replace(result, notes=tuple(rewrites) + result.notes,
                          patterns=tuple((p, counts[p]) for p in PATTERN_NAMES if p in counts))
-        out.append(PlannedFunction(graph, result, f, ops))
+        out.append(PlannedFunction(graph, result, f, ops, pads_into_regions="pad-conv" not in off))
     return out
 
 
@@ -140,5 +142,11 @@ def read_marks(ops: list[ir.Operation], graph: DataflowGraph) -> tuple[dict[int,
 
 
 def write_regions(planned: list[PlannedFunction]) -> int:
-    """The only IR mutation of the pipeline: one flow.dispatch.region per group. Returns the count."""
-    return sum(apply_plan(p.func_op, p.ops, p.plan) for p in planned)
+    """The only IR mutation of the pipeline: one flow.dispatch.region per group, then each pad between
+    regions written into its producer's region (transforms/padded_results.py). Returns the count."""
+    n = 0
+    for p in planned:
+        n += apply_plan(p.func_op, p.ops, p.plan)
+        if p.pads_into_regions:
+            write_pads_into_regions(p.func_op)
+    return n
