@@ -1,19 +1,26 @@
 """Write a region's result straight into the padded buffer its consumer reads (issue 6's pad copies).
 
 A `tensor.pad` left between two of our dispatch regions becomes a splat plus a `slow_memcpy` dispatch
-in IREE 3.13: a copy of the whole activation (ResNet-50: 16 of them, each after a 1x1 conv whose
-matmul result reaches the pad through an `expand_shape`). IREE's own formation avoids the copy for
-producers it forms itself by storing the producer's tile at the pad's offsets into a read-write
-binding tied to the splat; it does so for a region of ours too when the region ends with a
-`tensor.insert_slice` into a fill defined outside it (verified on IREE 3.13: the region becomes one
-dispatch whose store has the pad's offsets). So the pad is rewritten here, after the regions are
-written, as `fill(pad value)` outside the region plus `expand_shape` + `insert_slice` inside it.
+in IREE 3.13, a copy of the whole activation. IREE's own formation avoids the copy for producers it
+forms itself by storing the producer's tile at the pad's offsets into a read-write binding tied to
+the splat; it does the same for a region of ours that ends with a `tensor.insert_slice` into a fill
+defined outside it (verified on IREE 3.13: one dispatch, its store at the pad's offsets). So such a
+pad is rewritten here, after the regions are written: `fill(pad value)` outside the region, the
+insert inside it.
 
-Only where the region's own result has no unit dimension: a 4-D elementwise result with a unit batch
-inserted this way computes wrong values in IREE 3.13 (its in-dispatch unit-dim folding collapses the
-result before the offset store; max error 8.6 on a relu + pad + conv test), while a matmul result
-expanded into the padded NCHW shape is exact (checked for 64..512 channels, 7..56 pixels, with and
-without data tiling). Such elementwise producers are left to IREE by the planner (handoff `padded`).
+Where it applies (measured, 2026-11-30, this 2-core AVX-512 VM):
+- Only where the region's own result already has the padded value's layout (up to unit dims): the
+  stored tile is then a box of the producer's own tiles. A 1x1 conv's matmul result `[F, H*W]` would
+  need an `expand_shape` to `[F, H, W]` before the insert; that form computes the right values, but
+  the matmul dispatches (data-tiled, their tiles running across image rows) store into the padded
+  buffer so much slower that the models lose more than the copies cost: per-dispatch profile of
+  ResNet-50, copies -220 us, its matmuls +500 us; paired, ResNet-50 1.02x, Inception-v2 1.02x,
+  DenseNet-121 1.04x and ShuffleNet 1.17x slower (its small-K batch matmuls: 34 -> 104 us). Those
+  pads stay copies.
+- Unit dims the pad leaves alone are dropped from the buffer (and from the stored value; put back by
+  a reshape outside the region): inserting a 4-D result with a unit batch into a 4-D buffer computes
+  wrong values in IREE 3.13 (max error 8.6 on a relu + pad + conv test, test_padded_results.py),
+  the same insert into a buffer without the unit dim is exact.
 """
 from __future__ import annotations
 
@@ -30,23 +37,6 @@ def _owner(v: ir.Value) -> ir.Operation | None:
 
 def _single_use(v: ir.Value) -> bool:
     return len(list(v.uses)) == 1
-
-
-def expand_reassociation(src: tuple[int, ...], dst: tuple[int, ...]) -> list[list[int]] | None:
-    """Groups of `dst` dims whose products are `src`'s dims, in order (an `expand_shape` from src to
-    dst); None when dst is no such expansion. Neither shape has unit dims (see `attach_units`)."""
-    groups: list[list[int]] = []
-    j = 0
-    for d in src:
-        grp, prod = [], 1
-        while j < len(dst) and prod < d:
-            grp.append(j)
-            prod *= dst[j]
-            j += 1
-        if prod != d or not grp:
-            return None
-        groups.append(grp)
-    return groups if j == len(dst) else None
 
 
 def attach_units(rank: int, keep: list[int]) -> list[list[int]]:
@@ -86,8 +76,8 @@ def _static(pad: ir.Operation, name: str) -> list[int] | None:
 
 def write_pads_into_regions(func_op: ir.Operation) -> int:
     """Rewrite every eligible top-level `tensor.pad` of `func_op` into its producer region; returns
-    how many. Eligible: static padding by a constant, source reached from a region result through
-    single-use reshapes only, and a region result without unit dims."""
+    how many. Eligible: static padding by a constant, its source a region result used only by it
+    (through single-use reshapes), with the padded value's layout up to unit dims."""
     body = func_op.regions[0].blocks[0]
     pads = [o.operation for o in body.operations if o.operation.name == "tensor.pad"]
     return sum(_rewrite(pad) for pad in pads)
@@ -118,8 +108,7 @@ def _rewrite(pad: ir.Operation) -> bool:
     if not src_keep or any(dst[j] == 1 for j in keep):
         return False
     src_nu, dst_nu = tuple(src[j] for j in src_keep), tuple(dst[j] for j in keep)
-    expand = None if src_nu == dst_nu else expand_reassociation(src_nu, dst_nu)
-    if src_nu != dst_nu and expand is None:
+    if src_nu != dst_nu:  # the producer's layout differs from the padded one (see the module docstring)
         return False
     loc = region.location
     inner = _terminator(region).operands[k]
@@ -136,10 +125,6 @@ def _rewrite(pad: ir.Operation) -> bool:
         if src_nu != src:
             op = tensor.CollapseShapeOp(ir.RankedTensorType.get(list(src_nu), elt), val,
                                         attach_units(len(src), src_keep))
-            added.append(op.operation)
-            val = op.result
-        if expand is not None:
-            op = tensor.ExpandShapeOp(ir.RankedTensorType.get(list(dst_nu), elt), val, expand, [], list(dst_nu))
             added.append(op.operation)
             val = op.result
         ins = tensor.InsertSliceOp(val, dest, [], [], [], [low[j] for j in keep], list(dst_nu), [1] * len(keep))
