@@ -175,7 +175,8 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
                  fusion: str = DEFAULT_FUSION, *, input_shapes: Mapping[str, Sequence[int]] | None = None,
                  extra_flags: Sequence[str] = (), fuse: Pins = (), no_fuse: Pins = (),
                  max_fusions: int | None = None, tile_sizes: str = "iree",
-                 disable_patterns: Sequence[str] = (), codegen_strategies: bool = False) -> CompiledModel:
+                 disable_patterns: Sequence[str] = (), codegen_strategies: bool = False,
+                 layout: str = "nchw") -> CompiledModel:
     """Import an ONNX model, plan fusion, compile with IREE; returns a callable CompiledModel.
 
     `fusion`: "cost" (default: our planner, merges gated by the cost model of `target`), "greedy"
@@ -189,8 +190,11 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
     (CompileError if IREE dropped one); the applied configs are listed in `report()`.
     `codegen_strategies` (llvm-cpu): dispatches of the library's shapes are compiled by the transform
     sequences of passes/codegen/llvm_cpu.mlir instead of IREE's pipelines; `report()` lists which.
+    `layout`: "nchw" (default: convs as imported) or "nhwc" (every NCHW conv rewritten channels-last
+    before planning, rewrites/layout.py: faster on some models, slower on others; cost planner only).
     """
-    control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True, disable_patterns=disable_patterns)
+    control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True, disable_patterns=disable_patterns,
+                                       layout=layout)
     timings: dict[str, float] = {}
     session = new_session()
     t0 = time.perf_counter()
@@ -207,10 +211,12 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
 def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusion: str = DEFAULT_FUSION, *,
                  extra_flags: Sequence[str] = (), fuse: Pins = (), no_fuse: Pins = (),
                  max_fusions: int | None = None, tile_sizes: str = "iree",
-                 disable_patterns: Sequence[str] = (), codegen_strategies: bool = False) -> CompiledModel:
+                 disable_patterns: Sequence[str] = (), codegen_strategies: bool = False,
+                 layout: str = "nchw") -> CompiledModel:
     """Same as compile_onnx for a Linalg `.mlir` file path or MLIR text (IR attributes
     `fusion_opt.fuse = "tag"` / `fusion_opt.no_fuse` on ops pin and bar as well)."""
-    control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True, disable_patterns=disable_patterns)
+    control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True, disable_patterns=disable_patterns,
+                                       layout=layout)
     timings: dict[str, float] = {}
     session = new_session()
     text, name = str(source), "<string>"

@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--disable-pattern", action="append", default=[], metavar="NAME",
                    help="switch a pattern off (repeatable): a rewrite is not applied, a grouping pattern's "
                         "ops are kept apart (see --list-patterns)")
+    p.add_argument("--layout", choices=("nchw", "nhwc"), default="nchw",
+                   help="nhwc: rewrite every NCHW convolution channels-last before planning (transposes "
+                        "propagated until they cancel; faster on some CNNs, slower on others: docs/patterns.md)")
     p.add_argument("--max-fusions", type=non_negative, default=None, metavar="N",
                    help="stop after N merges (bisect a bad fusion: the first N that pass is good)")
     p.add_argument("--split-input-file", action="store_true",
@@ -146,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     check_transform_options(args)
     data, name = read_input(args.input)
     args.control = ControlSpec.from_options(args.fuse, args.no_fuse, args.max_fusions,
-                                            disable_patterns=args.disable_pattern)
+                                            disable_patterns=args.disable_pattern, layout=args.layout)
     if args.emit == "vmfb" and args.output == "-":
         raise InputError("--emit=vmfb writes a binary module: give an output file with -o")
     shapes = parse_input_shapes(args.input_shape)

@@ -20,12 +20,16 @@ from .rewrites.bias_epilogue import bias_to_epilogue
 from .rewrites.unit_batch import flatten_unit_batches
 from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
+from .rewrites.layout import to_channels_last
 from .transforms.dispatch_regions import apply_plan
 from .transforms.padded_results import write_pads_into_regions
 
 # Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
 PLAIN_REWRITES = {"conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
                   "bias-epilogue": bias_to_epilogue, "unit-batch-matmul": flatten_unit_batches}
+# The user's layout choice (`layout="nhwc"`), run first: the conversion matches named convs, which the
+# plain rewrites (Conv-BN folding, bias epilogues) leave as generics.
+LAYOUT_REWRITE = "channels-last"
 # The rewrites the cost model chooses per site, in the order they run (after the plain ones).
 COST_REWRITES: dict[str, Rewrite] = {rw.name: rw for rw in (
     winograd.REWRITE, im2col.REWRITE, depthwise.REWRITE, pool_taps.REWRITE, siblings.REWRITE, attention.REWRITE)}
@@ -72,6 +76,9 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         tiled = data_tiling_planned(fusion, target) if data_tiling is None else data_tiling
         desc = replace(desc, data_tiling=tiled) if tiled != desc.data_tiling else desc
     control = control or ControlSpec()
+    if control.layout != "nchw" and (fusion != "cost" or control.max_fusions is not None):
+        raise InputError(f"layout {control.layout} is applied with the cost planner's rewrites: it needs "
+                         "--fusion=cost and no --max-fusions")
     out = []
     for f in functions(module):
         graph, ops = describe_function(f, source_name)
@@ -81,11 +88,16 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         applied: dict[str, int] = {}
         off = set(control.disabled_patterns)
         if fusion == "cost" and constraints.max_fusions is None:
-            for name in (*PLAIN_REWRITES, *COST_REWRITES):
-                if name in off:
+            for name in (LAYOUT_REWRITE, *PLAIN_REWRITES, *COST_REWRITES):
+                if name in off or (name == LAYOUT_REWRITE and control.layout != "nhwc"):
                     continue
                 skip = set(constraints.barriers).union(*constraints.pins)
-                if name in PLAIN_REWRITES:
+                if name == LAYOUT_REWRITE:
+                    applied[name] = to_channels_last(f)
+                    changed = applied[name] > 0
+                    rewrites.append(f"layout: {applied[name]} convolutions rewritten channels-last (NHWC), "
+                                    "transposes propagated until they cancel (rewrites/layout.py)")
+                elif name in PLAIN_REWRITES:
                     applied[name] = PLAIN_REWRITES[name](graph, ops, skip)
                     changed = applied[name] > 0
                 else:

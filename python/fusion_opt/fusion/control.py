@@ -72,12 +72,16 @@ class ControlSpec:
     no_fuse_flag: str = "--no-fuse"
     hits: dict[str, int] = field(default_factory=dict)
     disabled_patterns: tuple[str, ...] = ()   # pattern registry names switched off (patterns/__init__.py)
+    layout: str = "nchw"                      # "nhwc": convs rewritten channels-last (rewrites/layout.py)
 
     @classmethod
     def from_options(cls, fuse: Iterable[str | Sequence[str]] = (), no_fuse: Iterable[str | Sequence[str]] = (),
                      max_fusions: int | None = None, api: bool = False,
-                     disable_patterns: Iterable[str] = ()) -> ControlSpec:
+                     disable_patterns: Iterable[str] = (), layout: str = "nchw") -> ControlSpec:
         from ..patterns import PATTERN_NAMES
+        from ..rewrites.layout import LAYOUTS
+        if layout not in LAYOUTS:
+            raise InputError(f"unknown layout '{layout}' (choose from {', '.join(LAYOUTS)})")
         if max_fusions is not None and (not isinstance(max_fusions, int) or max_fusions < 0):
             raise InputError(f"max_fusions must be a non-negative integer, got {max_fusions!r}")
         if isinstance(disable_patterns, str):
@@ -90,7 +94,7 @@ class ControlSpec:
             raise InputError("fuse= and no_fuse= take a list of op lists, e.g. fuse=['n1,n2']")
         flags = ("fuse=", "no_fuse=") if api else ("--fuse", "--no-fuse")
         barriers = tuple(m for ms in split_matchers(no_fuse) for m in ms)
-        return cls(tuple(split_matchers(fuse)), barriers, max_fusions, *flags, disabled_patterns=off)
+        return cls(tuple(split_matchers(fuse)), barriers, max_fusions, *flags, disabled_patterns=off, layout=layout)
 
     @property
     def empty(self) -> bool:
