@@ -10,17 +10,21 @@ They are run here, in process, on the Linalg the planner then sees:
 `iree-preprocessing-convert-conv-to-channels-last` and `iree-global-opt-propagate-linalg-transpose`,
 then canonicalize + cse.
 
-Measured 2026-11-30 (uncalibrated defaults, paired NHWC / NCHW time of the whole model): DenseNet-121
-0.71x, Inception-v2 0.78x, ShuffleNet 0.92x, ResNet-50 0.95x; slower on SqueezeNet 1.69x, Inception-v1
-1.64x, VGG-19 1.26x (their NCHW Winograd and 1x1-matmul plans win, and our NCHW rewrites do not apply
-to the channels-last convs). So it is a user's choice per model, not the default, until the cost
-model prices channels-last convs (today they fall under `convolution.generic`, predicted ~10x slow).
+Measured 2026-11-30 (uncalibrated defaults, paired NHWC / NCHW time of the whole model, builds run
+interleaved): Inception-v2 0.87x, DenseNet-121 0.91x, ShuffleNet 1.00x; slower on ResNet-50 1.07x,
+VGG-19 1.28x, SqueezeNet 1.66x, Inception-v1 1.92x. Per conv (ResNet-50, per-dispatch profiles) the
+channels-last direct conv wins where the output has many positions (the 7x7 stride-2 first conv 520 us
+against 1570 us for im2col copy + matmul + pad; 3x3 at 56x56 517 against 808 us of Winograd) and
+loses where it has few (3x3 at 7x7: 1689 against 978 us im2col), while our NCHW rewrites (Winograd,
+im2col) do not apply to the channels-last convs. So it is the user's choice per model, not the
+default, until the cost model prices channels-last convs (they fall under `convolution.generic`
+today, predicted ~10x slower than measured) and can choose per conv.
 """
 from __future__ import annotations
 
-from ..errors import PlanError
 from ..analysis.describe import describe_function
 from ..analysis.opdesc import OpDesc, OpKind
+from ..errors import PlanError
 from ..ir import PassManager, ir
 
 LAYOUTS = ("nchw", "nhwc")
