@@ -11,32 +11,9 @@ from fusion_opt.errors import InputError
 from fusion_opt.ir import block_ops, functions, ir, new_session
 from fusion_opt.rewrites.layout import nchw_convs, to_channels_last
 
-TWO_CONVS = """
-func.func @net(%x: tensor<1x8x16x16xf32>, %w1: tensor<16x8x3x3xf32>, %w2: tensor<16x16x3x3xf32>) -> tensor<1x16x16x16xf32> {
-  %z = arith.constant 0.0 : f32
-  %p1 = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
-  ^bb0(%i: index, %j: index, %k: index, %l: index):
-    tensor.yield %z : f32
-  } : tensor<1x8x16x16xf32> to tensor<1x8x18x18xf32>
-  %e = tensor.empty() : tensor<1x16x16x16xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
-  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%p1, %w1 : tensor<1x8x18x18xf32>, tensor<16x8x3x3xf32>) outs(%f : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
-      iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c1 : tensor<1x16x16x16xf32>) outs(%e : tensor<1x16x16x16xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %m = arith.maximumf %a, %z : f32
-    linalg.yield %m : f32
-  } -> tensor<1x16x16x16xf32>
-  %p2 = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
-  ^bb0(%i: index, %j: index, %k: index, %l: index):
-    tensor.yield %z : f32
-  } : tensor<1x16x16x16xf32> to tensor<1x16x18x18xf32>
-  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%p2, %w2 : tensor<1x16x18x18xf32>, tensor<16x16x3x3xf32>) outs(%f : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
-  return %c2 : tensor<1x16x16x16xf32>
-}
-"""
+from ir_helpers import relu_pad_conv_mlir
+
+TWO_CONVS = relu_pad_conv_mlir(8, 16, 16, first_conv=True)
 
 
 def test_conversion_leaves_two_activation_transposes() -> None:

@@ -10,6 +10,8 @@ import fusion_opt as fo
 from fusion_opt.backends.flow_ir import copy_dispatches
 from fusion_opt.transforms.padded_results import attach_units
 
+from ir_helpers import relu_pad_conv_mlir
+
 
 def test_attach_units() -> None:
     assert attach_units(4, [1, 2, 3]) == [[0, 1], [2], [3]]             # a leading unit batch
@@ -73,27 +75,7 @@ def test_matmul_result_split_into_rows_keeps_its_copy() -> None:
     np.testing.assert_allclose(np.asarray(ours(x, w1, b, w)), _conv_ref(a, w), rtol=1e-4, atol=1e-4)
 
 
-RELU_PAD_CONV = """
-#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-func.func @f(%x: tensor<1x16x12x12xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<1x16x12x12xf32> {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x16x12x12xf32>
-  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-      ins(%x : tensor<1x16x12x12xf32>) outs(%e : tensor<1x16x12x12xf32>) {
-  ^bb0(%v: f32, %o: f32):
-    %t = arith.maximumf %v, %z : f32
-    linalg.yield %t : f32
-  } -> tensor<1x16x12x12xf32>
-  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
-  ^bb0(%a: index, %b: index, %c: index, %d: index):
-    tensor.yield %z : f32
-  } : tensor<1x16x12x12xf32> to tensor<1x16x14x14xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x16x12x12xf32>) -> tensor<1x16x12x12xf32>
-  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
-      ins(%p, %w : tensor<1x16x14x14xf32>, tensor<16x16x3x3xf32>) outs(%f : tensor<1x16x12x12xf32>) -> tensor<1x16x12x12xf32>
-  return %c : tensor<1x16x12x12xf32>
-}
-"""
+RELU_PAD_CONV = relu_pad_conv_mlir(16, 16, 12)
 
 
 def test_unit_batch_result_goes_through_a_buffer_without_the_unit_dim() -> None:
