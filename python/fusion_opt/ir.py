@@ -27,8 +27,15 @@ def op_name(op: ir.Operation | ir.OpView) -> str:
 
 
 def block_ops(func_op: ir.Operation | ir.OpView) -> list[ir.Operation]:
-    """Top-level operations of a function's entry block, as `ir.Operation`s."""
+    """Top-level operations of a function's entry block (or of any one-block region op: a
+    `flow.dispatch.region`, a `tensor.pad`), as `ir.Operation`s."""
     return [o.operation for o in func_op.regions[0].blocks[0].operations]
+
+
+def defining_op(v: ir.Value) -> ir.Operation | None:
+    """The op that defines `v`, or None for a block argument."""
+    owner = v.owner
+    return None if isinstance(owner, ir.Block) else (owner.operation if hasattr(owner, "operation") else owner)
 
 
 def functions(module: ir.Module) -> list[ir.Operation]:

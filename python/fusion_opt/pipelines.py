@@ -27,8 +27,9 @@ from .transforms.padded_results import write_pads_into_regions
 # Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
 PLAIN_REWRITES = {"conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
                   "bias-epilogue": bias_to_epilogue, "unit-batch-matmul": flatten_unit_batches}
-# The user's layout choice (`layout="nhwc"`), run first: the conversion matches named convs, which the
-# plain rewrites (Conv-BN folding, bias epilogues) leave as generics.
+# The user's layout choice (`layout="nhwc"`), run first, the order measured in docs/patterns.md. After
+# the plain rewrites instead, Conv-BN folds all of ResNet-50's 53 BatchNorms (36 when first: the
+# transposes sit between conv and BN), but ResNet-50 ran the same (0.99x) and DenseNet-121 1.03x slower.
 LAYOUT_REWRITE = "channels-last"
 # The rewrites the cost model chooses per site, in the order they run (after the plain ones).
 COST_REWRITES: dict[str, Rewrite] = {rw.name: rw for rw in (
@@ -93,7 +94,7 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                     continue
                 skip = set(constraints.barriers).union(*constraints.pins)
                 if name == LAYOUT_REWRITE:
-                    applied[name] = to_channels_last(f)
+                    applied[name] = to_channels_last(f, graph)
                     changed = applied[name] > 0
                     rewrites.append(f"layout: {applied[name]} convolutions rewritten channels-last (NHWC), "
                                     "transposes propagated until they cancel (rewrites/layout.py)")

@@ -3,9 +3,10 @@
 - `padded`: the group's result is padded for a convolution. IREE's own dispatch formation writes a
   producer's result straight into the padded buffer (a splat plus an in-place dispatch), so the pad
   costs nothing. A region that includes the `tensor.pad` computes wrong values in IREE 3.13 (max error
-  90 on a relu + pad + conv test, verified); regions of ours that stay (contractions, multi-op groups)
-  get the same in-place write from transforms/padded_results.py. A one-op group is followed through
-  reshapes to its pad.
+  90 on a relu + pad + conv test, verified). A region of ours whose result already has the padded
+  layout gets the same in-place write from transforms/padded_results.py; a 1x1 conv's matmul result
+  (`[F, H*W]`, split into rows by a reshape) keeps its copy dispatch, measured faster than the in-place
+  write. A one-op group is followed through reshapes to its pad.
 - `conv-rewrite`: the group's root is a convolution that IREE's global optimizations rewrite before
   forming dispatches, which they do not do to ops already inside a `flow.dispatch.region`: a 1x1
   stride-1 convolution becomes a matmul, and a grouped or depthwise convolution is generalized with

@@ -23,7 +23,7 @@ today, predicted ~10x slower than measured) and can choose per conv.
 from __future__ import annotations
 
 from ..analysis.describe import describe_function
-from ..analysis.opdesc import OpDesc, OpKind
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..errors import PlanError
 from ..ir import PassManager, ir
 
@@ -42,19 +42,19 @@ def channels_first(op: OpDesc) -> bool:
     return len(out) >= 3 and bool(chans) and chans[0] < len(out) - 1
 
 
-def nchw_convs(func_op: ir.Operation) -> int:
-    """Channels-first convolutions of the function."""
-    graph, _ = describe_function(func_op, "-")
+def nchw_convs(graph: DataflowGraph) -> int:
+    """Channels-first convolutions of a described function."""
     return sum(channels_first(op) for op in graph.ops)
 
 
-def to_channels_last(func_op: ir.Operation) -> int:
-    """Rewrite the function's channels-first convolutions to channels-last in place; returns how many."""
-    n = nchw_convs(func_op)
+def to_channels_last(func_op: ir.Operation, graph: DataflowGraph) -> int:
+    """Rewrite the channels-first convolutions of `func_op` (described by `graph`) to channels-last in
+    place; returns how many were rewritten (counted on the function described again after)."""
+    n = nchw_convs(graph)
     if n == 0:
         return 0
     try:
         PassManager.parse(PIPELINE, func_op.context).run(func_op)
     except ir.MLIRError as e:
         raise PlanError(f"internal error: the channels-last conversion failed: {' '.join(str(e).split())}") from None
-    return n - nchw_convs(func_op)
+    return n - nchw_convs(describe_function(func_op, "-")[0])

@@ -24,15 +24,10 @@ Where it applies (measured, 2026-11-30, this 2-core AVX-512 VM):
 """
 from __future__ import annotations
 
-from ..ir import arith, ir, linalg, tensor
+from ..ir import arith, block_ops, defining_op, ir, linalg, tensor
 from .dispatch_regions import unwrap_region, wrap_group
 
 _RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
-
-
-def _owner(v: ir.Value) -> ir.Operation | None:
-    o = v.owner
-    return None if isinstance(o, ir.Block) else (o.operation if hasattr(o, "operation") else o)
 
 
 def _single_use(v: ir.Value) -> bool:
@@ -50,17 +45,12 @@ def attach_units(rank: int, keep: list[int]) -> list[list[int]]:
     return [sorted(g) for g in groups]
 
 
-def _terminator(op: ir.Operation) -> ir.Operation:
-    ops = op.regions[0].blocks[0].operations
-    return ops[len(ops) - 1].operation
-
-
 def _pad_value(pad: ir.Operation, elt: ir.Type) -> ir.Attribute | None:
     """The constant a pad yields, as an attribute of `elt` to rebuild outside it; None when not a
     constant. Casts of a float constant count (ONNX's max pool pads with an f64 -inf truncated)."""
-    o = _owner(_terminator(pad).operands[0])
+    o = defining_op(block_ops(pad)[-1].operands[0])
     while o is not None and o.name in ("arith.truncf", "arith.extf"):
-        o = _owner(o.operands[0])
+        o = defining_op(o.operands[0])
     if o is None or o.name != "arith.constant":
         return None
     attr = o.attributes["value"]
@@ -78,9 +68,7 @@ def write_pads_into_regions(func_op: ir.Operation) -> int:
     """Rewrite every eligible top-level `tensor.pad` of `func_op` into its producer region; returns
     how many. Eligible: static padding by a constant, its source a region result used only by it
     (through single-use reshapes), with the padded value's layout up to unit dims."""
-    body = func_op.regions[0].blocks[0]
-    pads = [o.operation for o in body.operations if o.operation.name == "tensor.pad"]
-    return sum(_rewrite(pad) for pad in pads)
+    return sum(_rewrite(op) for op in block_ops(func_op) if op.name == "tensor.pad")
 
 
 def _rewrite(pad: ir.Operation) -> bool:
@@ -91,10 +79,10 @@ def _rewrite(pad: ir.Operation) -> bool:
         return False
     chain: list[ir.Operation] = []
     v = pad.operands[0]
-    while (o := _owner(v)) is not None and o.name in _RESHAPES and _single_use(v):
+    while (o := defining_op(v)) is not None and o.name in _RESHAPES and _single_use(v):
         chain.append(o)
         v = o.operands[0]
-    region = _owner(v)
+    region = defining_op(v)
     if region is None or region.name != "flow.dispatch.region" or not _single_use(v):
         return False
     k = next(i for i, r in enumerate(region.results) if r == v)
@@ -111,8 +99,8 @@ def _rewrite(pad: ir.Operation) -> bool:
     if src_nu != dst_nu:  # the producer's layout differs from the padded one (see the module docstring)
         return False
     loc = region.location
-    inner = _terminator(region).operands[k]
-    members = [o.operation for o in region.regions[0].blocks[0].operations][:-1]
+    *members, ret = block_ops(region)
+    inner = ret.operands[k]
     elt = out_t.element_type
     with loc, ir.InsertionPoint(region):
         buf_t = ir.RankedTensorType.get([out[j] for j in keep], elt)

@@ -16,21 +16,12 @@ the fuzzer's numeric check sees them. Each applies only inside a group the plann
 """
 from __future__ import annotations
 
-from ..ir import ir
-
-
-def _top_ops(region: ir.Operation) -> list[ir.Operation]:
-    return [o.operation for o in region.regions[0].blocks[0].operations]
-
-
-def _defining_op(v: ir.Value) -> ir.Operation | None:
-    owner = v.owner
-    return None if isinstance(owner, ir.Block) else (owner.operation if hasattr(owner, "operation") else owner)
+from ..ir import block_ops, defining_op, ir
 
 
 def read_partial_reductions(region: ir.Operation) -> int:
     """`fuse-across-reduction`: reduction results used inside the region are replaced by their inits."""
-    ops = _top_ops(region)
+    ops = block_ops(region)
     inside = set(ops)
     changed = 0
     for r in ops:
@@ -42,7 +33,7 @@ def read_partial_reductions(region: ir.Operation) -> int:
             if c == r or c.name == "flow.return":  # the group's own results stay right
                 continue
             for k, v in enumerate(list(c.operands)):
-                d = _defining_op(v)
+                d = defining_op(v)
                 if d is not None and d == r:
                     c.operands[k] = init
                     changed += 1
@@ -51,7 +42,7 @@ def read_partial_reductions(region: ir.Operation) -> int:
 
 def drop_broadcasts(region: ir.Operation) -> int:
     """`ignore-broadcast`: broadcasting reads of in-region producers become reads at index 0."""
-    ops = _top_ops(region)
+    ops = block_ops(region)
     inside = set(ops)
     changed = 0
     for c in ops:
@@ -68,7 +59,7 @@ def _zero_broadcast_reads(c: ir.Operation, inside: set[ir.Operation]) -> int:
     new, changed = [], 0
     for k, attr in enumerate(maps):
         amap = ir.AffineMapAttr(attr).value
-        d = _defining_op(c.operands[k]) if k < n_in else None
+        d = defining_op(c.operands[k]) if k < n_in else None
         if d is not None and d in inside and 0 < len(amap.results) < amap.n_dims:
             zero = ir.AffineConstantExpr.get(0)
             amap = ir.AffineMap.get(amap.n_dims, amap.n_symbols, [zero] * len(amap.results))
