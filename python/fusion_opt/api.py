@@ -190,8 +190,10 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
     (CompileError if IREE dropped one); the applied configs are listed in `report()`.
     `codegen_strategies` (llvm-cpu): dispatches of the library's shapes are compiled by the transform
     sequences of passes/codegen/llvm_cpu.mlir instead of IREE's pipelines; `report()` lists which.
-    `layout`: "nchw" (default: convs as imported) or "nhwc" (every NCHW conv rewritten channels-last
-    before planning, rewrites/layout.py: faster on some models, slower on others; cost planner only).
+    `layout`: "nchw" (default: convs as imported), "nhwc" (every NCHW conv rewritten channels-last
+    before planning, rewrites/layout.py: faster on some models, slower on others) or "auto" (each
+    windowed conv's layout chosen by the cost model: channels-last where it and the transposes it needs
+    are predicted faster than its best NCHW strategy; pattern `conv-layout`). Cost planner only.
     """
     control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True, disable_patterns=disable_patterns,
                                        layout=layout)

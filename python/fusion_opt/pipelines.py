@@ -20,7 +20,7 @@ from .rewrites.bias_epilogue import bias_to_epilogue
 from .rewrites.unit_batch import flatten_unit_batches
 from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
-from .rewrites.layout import to_channels_last
+from .rewrites.layout import AUTO_NAME, choose_layouts, to_channels_last
 from .transforms.dispatch_regions import apply_plan
 from .transforms.padded_results import write_pads_into_regions
 
@@ -89,8 +89,9 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         applied: dict[str, int] = {}
         off = set(control.disabled_patterns)
         if fusion == "cost" and constraints.max_fusions is None:
-            for name in (LAYOUT_REWRITE, *PLAIN_REWRITES, *COST_REWRITES):
-                if name in off or (name == LAYOUT_REWRITE and control.layout != "nhwc"):
+            for name in (LAYOUT_REWRITE, *PLAIN_REWRITES, AUTO_NAME, *COST_REWRITES):
+                if name in off or (name == LAYOUT_REWRITE and control.layout != "nhwc") or \
+                        (name == AUTO_NAME and control.layout != "auto"):
                     continue
                 skip = set(constraints.barriers).union(*constraints.pins)
                 if name == LAYOUT_REWRITE:
@@ -98,6 +99,10 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                     changed = applied[name] > 0
                     rewrites.append(f"layout: {applied[name]} convolutions rewritten channels-last (NHWC), "
                                     "transposes propagated until they cancel (rewrites/layout.py)")
+                elif name == AUTO_NAME:
+                    outcome = choose_layouts(graph, ops, desc, skip)
+                    rewrites += outcome.notes
+                    applied[name], changed = outcome.found, outcome.changed
                 elif name in PLAIN_REWRITES:
                     applied[name] = PLAIN_REWRITES[name](graph, ops, skip)
                     changed = applied[name] > 0
@@ -114,7 +119,8 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                     graph, ops = describe_function(f, source_name)
                     tags, barriers = read_marks(ops, graph)
                     constraints = control.resolve(graph, tags, barriers)
-        found = pattern_hits(graph, off | set(applied))
+        opt_in = set() if control.layout == "auto" else {AUTO_NAME}  # the per-conv layout is the user's choice
+        found = pattern_hits(graph, off | set(applied) | opt_in)
         barred = {i for p in PATTERN_NAMES if p in off and not get_pattern(p).rewrite
                   for hit in get_pattern(p).find(graph) for i in hit}
         if barred:  # a disabled grouping pattern: its ops stay apart, to measure what it buys

@@ -1,5 +1,6 @@
-"""Channels-last layout (`layout="nhwc"`, rewrites/layout.py): convs rewritten NHWC before planning, the
-transposes between them cancelled, results unchanged (real-weight models against onnxruntime)."""
+"""Channels-last layout (rewrites/layout.py): `layout="nhwc"` rewrites every conv NHWC before planning,
+`layout="auto"` each windowed conv the cost model predicts faster so; the transposes between converted
+convs cancel, results unchanged (real-weight models against onnxruntime)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +11,12 @@ from fusion_opt.bench.models import ensure_model, load_inputs
 from fusion_opt.analysis.describe import describe_function
 from fusion_opt.errors import InputError
 from fusion_opt.ir import block_ops, functions, ir, new_session
-from fusion_opt.rewrites.layout import nchw_convs, to_channels_last
+from dataclasses import replace
+
+from fusion_opt.analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from fusion_opt.cost import get_target_desc
+from fusion_opt.cost.model import channels_last_positions, efficiency_key, vector_utilisation
+from fusion_opt.rewrites.layout import choose, nchw_convs, nhwc_desc, perms, to_channels_last
 
 from ir_helpers import relu_pad_conv_mlir
 
@@ -57,6 +63,90 @@ def test_channels_last_model_matches_onnxruntime(name: str) -> None:
     inputs, refs = load_inputs(path)
     m = fo.compile_onnx(path, layout="nhwc")
     assert any("channels-last" in n for n in m.plan.notes), m.report()
+    out = m(*[inputs[n] for n in m.input_names])
+    outs = out if isinstance(out, tuple) else (out,)
+    for got, ref in zip(outs, refs):
+        np.testing.assert_allclose(got, ref, rtol=1e-3, atol=1e-4)
+
+
+# ---- layout="auto": the cost model chooses per conv ----------------------------------------------
+
+def _conv3d(c: int, f: int, h: int, k: int, stride: int = 1) -> OpDesc:
+    """A conv as the ONNX import leaves it (generic, unit batch folded): input [C, H, W], filter
+    [F, C, K, K], output [F, OH, OW], loops (f, oh, ow, c, kh, kw)."""
+    o = (h - k) // stride + 1
+    s = f" * {stride}" if stride > 1 else ""
+    maps = (f"(d0, d1, d2, d3, d4, d5) -> (d3, d1{s} + d4, d2{s} + d5)", "(d0, d1, d2, d3, d4, d5) -> (d0, d3, d4, d5)",
+            "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2)")
+    return OpDesc(index=0, name="linalg.generic", loc="t", kind=OpKind.CONVOLUTION, loop_ranges=(f, o, o, c, k, k),
+                  iterator_types=("parallel",) * 3 + ("reduction",) * 3, indexing_maps=maps,
+                  map_dims=((3, -1, -1), (0, 3, 4, 5), (0, 1, 2)), element_types=("f32",) * 4,
+                  operand_shapes=((c, h, h), (f, c, k, k), (f, o, o)), result_shapes=((f, o, o),),
+                  operands=(-1, None, None), num_dps_inputs=2, body_ops=("arith.mulf", "arith.addf"),
+                  flops=2 * f * o * o * c * k * k)
+
+
+def test_channels_last_desc_is_priced_as_iree_nhwc_conv() -> None:
+    """The rewritten conv is in conv_2d_nhwc_hwcf's loop order with channels innermost; the model
+    prices it as `convolution.nhwc`, whose row tile shrinks on odd widths (13 -> 1 of 8 pixels)."""
+    host = get_target_desc("host")
+    op = _conv3d(64, 64, 58, 3)
+    p = perms(op)
+    assert p is not None and perms(nhwc_desc(op, p)) is None  # channels-last: nothing left to do
+    d = nhwc_desc(op, p)
+    assert d.operand_shapes == ((58, 58, 64), (3, 3, 64, 64), (56, 56, 64)) and d.result_shapes == ((56, 56, 64),)
+    assert d.iterator_types == ("parallel",) * 3 + ("reduction",) * 3 and d.loop_ranges == (56, 56, 64, 3, 3, 64)
+    assert channels_last_positions(d) == 56 * 56 and efficiency_key(d, host) == "convolution.nhwc"
+    wide, odd = vector_utilisation(d, host), vector_utilisation(nhwc_desc(_conv3d(64, 64, 15, 3), p), host)
+    assert wide == 1.0 and odd < 0.1
+
+
+def test_choice_takes_wide_convs_and_keeps_small_ones() -> None:
+    host = get_target_desc("host")
+    stem = _conv3d(3, 64, 229, 7, stride=2)     # ResNet-50's first conv: 112x112 outputs
+    tail = _conv3d(512, 512, 9, 3)              # a 3x3 conv at 7x7
+    graph = DataflowGraph("f", (stem, replace(tail, index=1, operands=(-2, None, None))), ())
+    notes = {i: c for i, _, c in choose(graph, [], host)}
+    assert notes[0].take and notes[0].rewritten == "channels-last", notes[0].note()
+    assert not notes[1].take, notes[1].note()
+
+
+def test_transposes_between_two_converted_convs_cancel() -> None:
+    """A pair of wide convs with a relu and a pad between them: both channels-last, and only the
+    input's and the output's activation transposes are left."""
+    src = relu_pad_conv_mlir(16, 64, 112, first_conv=True)
+    with new_session().context:
+        m = ir.Module.parse(src)
+        from fusion_opt.pipelines import plan_module
+        from fusion_opt.fusion.control import ControlSpec
+        planned = plan_module(m, "cost", control=ControlSpec(layout="auto"))[0]
+        notes = [n for n in planned.plan.notes if n.startswith("conv-layout")]
+        assert len(notes) == 2 and all(": channels-last (" in n for n in notes), notes
+        acts = [o for o in block_ops(planned.func_op) if o.name == "linalg.transpose"
+                and "x3x3xf32" not in str(o.operands[0].type)]
+        assert len(acts) == 2, [str(o.operands[0].type) for o in acts]
+
+
+def test_auto_layout_computes_the_same_as_nchw() -> None:
+    src = relu_pad_conv_mlir(16, 64, 112, first_conv=True)
+    rng = np.random.default_rng(3)
+    args = (rng.standard_normal((1, 16, 112, 112)).astype(np.float32),
+            (rng.standard_normal((64, 16, 3, 3)) * 0.2).astype(np.float32),
+            (rng.standard_normal((64, 64, 3, 3)) * 0.1).astype(np.float32))
+    auto = fo.compile_mlir(src, layout="auto")
+    assert sum(": channels-last (" in n for n in auto.plan.notes) == 2, auto.plan.notes
+    np.testing.assert_allclose(np.asarray(auto(*args)), np.asarray(fo.compile_mlir(src)(*args)), rtol=1e-4, atol=1e-3)
+
+
+def test_auto_layout_model_matches_onnxruntime() -> None:
+    """Inception-v1: its 7x7/2 stem goes channels-last, its 13x13 convs stay NCHW."""
+    pytest.importorskip("onnxruntime")
+    path = ensure_model("inception_v1")
+    inputs, refs = load_inputs(path)
+    m = fo.compile_onnx(path, layout="auto")
+    taken = [n for n in m.plan.notes if n.startswith("conv-layout") and ": channels-last (" in n]
+    kept = [n for n in m.plan.notes if n.startswith("conv-layout") and ": channels-last (" not in n]
+    assert taken and kept, m.report()
     out = m(*[inputs[n] for n in m.input_names])
     outs = out if isinstance(out, tuple) else (out,)
     for got, ref in zip(outs, refs):

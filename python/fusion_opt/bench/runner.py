@@ -21,9 +21,10 @@ from . import iree_best, models, roofline, same_graph
 from .summary import geomean  # noqa: F401 - re-exported: older callers use runner.geomean
 
 # Engines ours is divided by in the records (ours_over_X).
-OTHERS = ("iree", "iree_best", "greedy", "nhwc", "ort", "roofline")
-# A pseudo fusion mode: our cost planner with every conv rewritten channels-last (layout="nhwc").
-NHWC_MODE = "nhwc"
+OTHERS = ("iree", "iree_best", "greedy", "nhwc", "auto", "ort", "roofline")
+# Pseudo fusion modes: our cost planner with every conv rewritten channels-last (layout="nhwc"), or each
+# conv's layout chosen by the cost model (layout="auto").
+LAYOUT_MODES = {"nhwc": "nhwc", "auto": "auto"}
 
 
 def label(mode: str) -> str:
@@ -128,7 +129,7 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
         try:
             t0 = time.perf_counter()
             tiles = {"tile_sizes": tile_sizes} if tile_sizes != "iree" else {}  # "iree": the default
-            how = {"fusion": "cost", "layout": "nhwc"} if mode == NHWC_MODE else {"fusion": mode}
+            how = {"fusion": "cost", "layout": LAYOUT_MODES[mode]} if mode in LAYOUT_MODES else {"fusion": mode}
             m = fo.compile_onnx(str(path), target=target, **how, **tiles)
             rec[f"compile_s_{col}"] = round(time.perf_counter() - t0, 3)
             rec[f"dispatches_{col}"] = m.dispatch_count

@@ -47,7 +47,8 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from ..analysis.classify import ATTENTION_OP, WINOGRAD_FLOPS_PER_TILE, WINOGRAD_INPUT, is_window_copy, map_results
+from ..analysis.classify import (ATTENTION_OP, WINOGRAD_FLOPS_PER_TILE, WINOGRAD_INPUT, WINOGRAD_OUTPUT, is_window_copy,
+                                 map_results)
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from .group import GroupView, TensorRef, distribution, elem_bytes, group_view, view_of_ops
 from .targets import TargetDesc
@@ -130,7 +131,7 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
     `convolution.generic` (grouped: IREE's default tiling). On GPUs only 1x1/depthwise are told apart.
     `reduction.window` is pooling; IREE's fused attention op is `attention` (`attention.cpu` on a CPU,
     where IREE 3.13 runs it ~20x slower than its split form); IREE's Winograd transforms are
-    `winograd` (`winograd.cpu`; `winograd.cpu.few`: an input transform over at most 2 tiles along a
+    `winograd` (`winograd.cpu`; `winograd.cpu.output` for the output transform; `winograd.cpu.few`: an input transform over at most 2 tiles along a
     dim, i.e. an image of at most 12, which IREE 3.13 ran 8x slower per tile: DenseNet's 128-channel
     7x7 ones 118 us for 2x2 tiles against 37 us for 3x3 tiles of its 14x14 ones). On a CPU, `contraction.strided`: an input read with a stride (a
     strided 1x1 conv as a matmul: neither data-tiled nor vectorized along the strided loops; ResNet-50's
@@ -146,6 +147,8 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
     if op.name in WINOGRAD_FLOPS_PER_TILE:
         if _cpu(t) is None:
             return "winograd"
+        if op.name == WINOGRAD_OUTPUT:
+            return "winograd.cpu.output"
         tiles = op.result_shapes[0][3:5] if op.name == WINOGRAD_INPUT and op.result_shapes else ()
         return "winograd.cpu.few" if len(tiles) == 2 and min(tiles) <= 2 else "winograd.cpu"
     if op.kind is OpKind.CONTRACTION and _cpu(t) is not None and t is not None:
@@ -162,6 +165,8 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
             return "convolution.1x1" if window == 1 else "convolution"
         if chan == 1:
             return "convolution.depthwise"
+        if channels_last_positions(op) is not None:
+            return "convolution.nhwc"
         fit = conv_vector_fit(op, *cpu)
         if fit is None:
             return "convolution.generic"
@@ -204,6 +209,36 @@ def batch_matmul_rows(op: OpDesc) -> int | None:
 
 CPU_TILE_ROWS = 8  # rows of M in IREE's llvm-cpu register tile of a matmul (8 x one f32 vector)
 
+# A channels-last direct conv (`convolution.nhwc`): IREE's x86 tiles hold 8 output pixels of a row
+# (vector tile {1, 1, 8, V, 1, 1, 8} over N, OH, OW, F, KH, KW, C), shrunk to the largest divisor of
+# the row when 8 does not divide it; small images also leave cores idle. Measured on this 2-core
+# AVX-512 CPU, GFLOP/s (model: 442 x OW-tile / 8 x min(1, (positions / 630) ^ 0.41)): ResNet-50's
+# 7x7/2 first conv at 112x112 454 (442), its 3x3 convs at 56x56 447 (442), 28x28 404 (387), 14x14 238
+# (240), 7x7 137 (135); SqueezeNet's 3x3 at 55x55 313 (276), 27x27 202 (166), 13x13 63 (32);
+# Inception-v1's 5x5 at 27x27 184 (166), 13x13 62-74 (21-32)
+NHWC_ROW_TILE = 8
+NHWC_FULL_POSITIONS = 630
+NHWC_POSITION_EXPONENT = 0.41
+
+
+def channels_last_positions(op: OpDesc) -> int | None:
+    """Output positions (the product of the spatial loops) of a plain 2-D channels-last conv: input
+    channel innermost in the input, output channel innermost in the output, the filter read by the
+    window, input channel and output channel loops only; else None (channels-first, grouped, depthwise)."""
+    if op.kind is not OpKind.CONVOLUTION or op.num_dps_inputs != 2 or len(op.map_dims) != 3:
+        return None
+    inp, flt, out = op.map_dims
+    if not inp or not out or -1 in flt or -1 in out:
+        return None
+    f, c = out[-1], inp[-1]
+    reds = {d for d, it in enumerate(op.iterator_types) if it == "reduction"}
+    if f < 0 or c < 0 or f in inp or f not in flt or c not in reds or c not in flt or set(flt) - reds - {f}:
+        return None
+    spatial = [d for d in out[:-1] if d not in flt and d not in inp]  # not the batch: read plainly by the input
+    if len(spatial) != 2 or any(d in out for d in reds):
+        return None
+    return math.prod(op.loop_ranges[d] for d in spatial)
+
 
 def vector_utilisation(op: OpDesc, t: TargetDesc | None = None) -> float:
     """Share of the FMA pipes a vectorized 2-D conv's register tile keeps busy on a CPU (see
@@ -217,6 +252,11 @@ def vector_utilisation(op: OpDesc, t: TargetDesc | None = None) -> float:
         return rows / (-(-rows // CPU_TILE_ROWS) * CPU_TILE_ROWS)
     if op.kind is not OpKind.CONVOLUTION or cpu is None:
         return 1.0
+    positions = channels_last_positions(op)
+    if positions is not None:
+        row = op.loop_ranges[op.map_dims[-1][-2]]
+        tile = max(k for k in range(1, NHWC_ROW_TILE + 1) if row % k == 0)
+        return tile / NHWC_ROW_TILE * min(1.0, (positions / NHWC_FULL_POSITIONS) ** NHWC_POSITION_EXPONENT)
     fit = conv_vector_fit(op, *cpu)
     return fit[1] if fit is not None and not fit[0] else 1.0
 

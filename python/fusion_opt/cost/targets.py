@@ -78,6 +78,10 @@ class TargetDesc:
         # IREE's depthwise conv code (no channel reduction): ShuffleNet's 136x28x28 3x3 at ~2 GFLOP/s
         # (calibrated 0.028 on the host)
         "convolution.depthwise": 0.03,
+        # IREE's channels-last direct conv (rewrites/layout.py): ResNet-50's 3x3 ones at 56x56 and its 7x7
+        # stride-2 first conv ran at ~450 GFLOP/s on 2 AVX-512 cores, 1.87x the numpy-sgemm peak
+        # (vector_utilisation scales it down for small images)
+        "convolution.nhwc": 1.85,
         # IREE's code for a window reduction (pooling: not vectorized along the output row): ResNet-50's
         # 3x3 stride-2 max pool, 64x56x56 x 9 taps, took 0.4-0.7 ms here (2.6-4.5 G taps/s; calibrated 0.085)
         "reduction.window": 0.05,
@@ -95,6 +99,10 @@ class TargetDesc:
         # an input transform over at most 2 tiles along a dim (a 7x7 image): DenseNet's 128-channel ones
         # ran at 9 GFLOP/s (1.05 MFLOP in 118 us, 2x2 tiles) against 68 for 3x3 tiles (a peak of ~239)
         "winograd.cpu.few": 0.04,
+        # the output transform, re-measured 2026-12-01 (IREE 3.13, this CPU): ResNet-50's 64-channel 10x10
+        # tiles 51.5 us, 128-channel 5x5 25.6, 256-channel 3x3 27.8; SqueezeNet's 64-channel 10x10 53.4,
+        # i.e. 1.8-2.7x faster than at winograd.cpu's 0.3 (129.5, 67.8, 50.1 us predicted)
+        "winograd.cpu.output": 0.7,
         "iteration.masked": 0.01, "iteration.reduction": 0.02, "iteration.transposed": 0.02,
         # an im2col window copy (model.iteration_key): 0.8-1.2 G elements/s on this 2-core CPU (SqueezeNet's
         # 16x3x3x55x55 copy 0.57 ms, its 3x3x3x111x111 one 0.38 ms, 48x3x3x13x13 0.085 ms) against a

@@ -72,7 +72,7 @@ class ControlSpec:
     no_fuse_flag: str = "--no-fuse"
     hits: dict[str, int] = field(default_factory=dict)
     disabled_patterns: tuple[str, ...] = ()   # pattern registry names switched off (patterns/__init__.py)
-    layout: str = "nchw"                      # "nhwc": convs rewritten channels-last (rewrites/layout.py)
+    layout: str = "nchw"                      # "nhwc": convs rewritten channels-last; "auto": per conv (rewrites/layout.py)
 
     @classmethod
     def from_options(cls, fuse: Iterable[str | Sequence[str]] = (), no_fuse: Iterable[str | Sequence[str]] = (),

@@ -24,7 +24,9 @@
 - `feeds-iree` (applied after the others, to a fixed point): a group of cheap data-movement ops
   (broadcasts, fills, transposes, elementwise) whose every consumer was handed back. IREE fuses such
   producers into its consumer's dispatch (a conv's bias broadcast becomes its init) or folds them at
-  compile time; kept as a region of ours, each is a dispatch of its own (AlexNet: 3 extra).
+  compile time; kept as a region of ours, each is a dispatch of its own (AlexNet: 3 extra). Not
+  `linalg.transpose`s: fused into a max pool by IREE, the pool ran 3.3x slower (Inception-v1 with
+  channels-last convs, 686 vs 207 us).
 - `packed-copy` (only when the compile data-tiles contractions): a window copy (im2col) alone whose
   result reaches a data-tiled matmul through a reshape. IREE packs it for the matmul in the copy's own
   dispatch (copy, collapse_shape and set_encoding in one), which it does not do to a region of ours:
@@ -209,6 +211,10 @@ def _feeds_iree(graph: DataflowGraph, g: Group, handed_ops: set[int]) -> bool:
     # A stencil tap (`d1 + 2`) is kept: IREE's own fusion of it with its consumer segfaults (the rule
     # `offset-read`; test/fuzz/iree/handoff-offset-read.mlir).
     if any(graph.ops[i].kind in _HEAVY or reads_at_offset(graph.ops[i]) for i in g.ops):
+        return False
+    # A transpose (a channels-last conv's result going back to NCHW, rewrites/layout.py) is kept too: IREE
+    # fuses it into its consumer, and a max pool reading through it ran 686 us against 207 (Inception-v1)
+    if any(graph.ops[i].name == "linalg.transpose" for i in g.ops):
         return False
     members = set(g.ops)
     outside = set().union(*(_through_reshapes(graph, i) for i in g.ops)) - members

@@ -52,6 +52,13 @@ def conv_strategy(graph: DataflowGraph) -> Hits:
     return [(i,) for i, _ in find_convs(graph)]
 
 
+def conv_layout(graph: DataflowGraph) -> Hits:
+    """Windowed channels-first convs, the sites of the per-conv layout choice (`layout="auto"`)."""
+    from ..rewrites.layout import perms
+
+    return [(i,) for i, op in enumerate(graph.ops) if perms(op) is not None]
+
+
 def winograd(graph: DataflowGraph) -> Hits:
     """3x3 stride-1 convs (the zero-fill check needs IR: the plan's hits count sites the rewrite found)."""
     from ..rewrites.im2col import layout

@@ -30,10 +30,11 @@ class Choice:
     rewritten: str   # the rewritten form ("im2col + matmul")
     before_s: float
     after_s: float
+    margin: float = 1.0  # taken below before_s x margin: < 1 where the rewritten form's pricing is less sure
 
     @property
     def take(self) -> bool:
-        return self.after_s < self.before_s
+        return self.after_s < self.before_s * self.margin
 
     def note(self, force: str | None = None) -> str:
         verdict = self.rewritten if (self.take if force is None else force == "rewrite") else self.kept

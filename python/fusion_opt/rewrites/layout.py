@@ -22,12 +22,25 @@ today, predicted ~10x slower than measured) and can choose per conv.
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from ..analysis.classify import map_results
 from ..analysis.describe import describe_function
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from ..cost.group import elem_bytes
+from ..cost.model import estimate
+from ..cost.targets import TargetDesc
 from ..errors import PlanError
-from ..ir import PassManager, ir
+from ..fusion.legality import numel
+from ..ir import PassManager, defining_op, ir
+from . import im2col, winograd
+from .choice import Choice, Outcome, func_of
 
-LAYOUTS = ("nchw", "nhwc")
+_DIM = re.compile(r"\bd(\d+)\b")
+
+LAYOUTS = ("nchw", "nhwc", "auto")
 PIPELINE = ("func.func(iree-preprocessing-convert-conv-to-channels-last,"
             "iree-global-opt-propagate-linalg-transpose,canonicalize,cse)")
 
@@ -58,3 +71,273 @@ def to_channels_last(func_op: ir.Operation, graph: DataflowGraph) -> int:
     except ir.MLIRError as e:
         raise PlanError(f"internal error: the channels-last conversion failed: {' '.join(str(e).split())}") from None
     return n - nchw_convs(describe_function(func_op, "-")[0])
+
+
+# ---- per conv (`layout="auto"`): the cost model chooses each conv's layout -----------------------
+
+AUTO_NAME = "conv-layout"
+# A conv goes channels-last only when predicted at least 15% faster: the `convolution.nhwc` pricing is
+# fitted on 12 convs and off by up to a third on some (ZFNet's 5x5/2 at 25x25: 184 GFLOP/s measured, 276
+# predicted; taken at a predicted 1% gain, the model ran 1.07x slower)
+MARGIN = 0.85
+PROPAGATE = "func.func(iree-global-opt-propagate-linalg-transpose,canonicalize,cse)"
+
+
+@dataclass(frozen=True)
+class Perms:
+    """Where a channels-first conv's operands move to be channels-last (`linalg.transpose`
+    permutations: result dim k is operand dim perm[k]): input `[.., C, ..] -> [.., C]`, filter
+    `[F, C, KH, KW] -> [KH, KW, C, F]`, output `[.., F, ..] -> [.., F]`."""
+
+    inp: tuple[int, ...]
+    flt: tuple[int, ...]
+    out: tuple[int, ...]
+    loops: tuple[int, ...]  # the conv's loops in the new order: output dims as stored, then KH, KW, C
+
+
+def perms(op: OpDesc) -> Perms | None:
+    """The permutations that make windowed conv `op` (named or generic, with or without its batch dim)
+    channels-last, or None where the rewrite does not apply: not a plain f32 2-D conv with a window
+    (1x1 convs stay matmuls, grouped and depthwise convs keep their own strategies), or already
+    channels-last."""
+    if (op.kind is not OpKind.CONVOLUTION or op.num_dps_inputs != 2 or len(op.map_dims) != 3
+            or len(op.result_shapes) != 1 or tuple(op.body_ops) != ("arith.mulf", "arith.addf")
+            or any(t != "f32" for t in op.element_types) or not channels_first(op)):
+        return None
+    inp, flt, out = op.map_dims
+    reds = {d for d, it in enumerate(op.iterator_types) if it == "reduction"}
+    chans = [d for d in inp if d in reds and d in flt]
+    outs = [d for d in out if d in flt]
+    window = [d for d in flt if d in reds and d not in inp]
+    if (len(chans) != 1 or len(outs) != 1 or -1 in flt or -1 in out or len(window) != 2
+            or set(flt) != {*chans, *outs, *window} or set(out) & reds or set(inp) & set(flt) - set(chans)):
+        return None
+    c, f = chans[0], outs[0]
+    last = lambda dims, d: tuple(k for k, x in enumerate(dims) if x != d) + (dims.index(d),)  # noqa: E731
+    p_out = last(out, f)
+    p_flt = tuple(k for k, x in enumerate(flt) if x not in (c, f)) + (flt.index(c), flt.index(f))
+    loops = tuple(out[k] for k in p_out) + tuple(flt[k] for k in p_flt[:-1])
+    if sorted(loops) != list(range(len(op.loop_ranges))):
+        return None
+    return Perms(last(inp, c), p_flt, p_out, loops)
+
+
+def _new_map(text: str, perm: Sequence[int], loops: Sequence[int]) -> str:
+    """Map `text` with its results in `perm` order and its loops renumbered to the order `loops`."""
+    new = {old: k for k, old in enumerate(loops)}
+    res = [_DIM.sub(lambda m: f"d{new[int(m[1])]}", r) for r in map_results(text)]
+    return f"({', '.join(f'd{k}' for k in range(len(loops)))}) -> ({', '.join(res[q] for q in perm)})"
+
+
+def nhwc_desc(op: OpDesc, p: Perms) -> OpDesc:
+    """Pure: `op` as the channels-last conv the rewrite makes: the same arithmetic in the loop order of
+    IREE's named `conv_2d_nhwc_hwcf` (batch, OH, OW, F, KH, KW, C; no batch once unit dims are folded),
+    the one IREE's CPU backend recognises as a conv (in the old loop order a channels-last generic
+    ran 19.6 ms where the named order ran 0.5 ms: ResNet-50's first conv)."""
+    ps = (p.inp, p.flt, p.out)
+    new = {old: k for k, old in enumerate(p.loops)}
+    return replace(op, indexing_maps=tuple(_new_map(m, q, p.loops) for m, q in zip(op.indexing_maps, ps)),
+                   loop_ranges=tuple(op.loop_ranges[d] for d in p.loops),
+                   iterator_types=tuple(op.iterator_types[d] for d in p.loops),
+                   map_dims=tuple(tuple(new.get(d[k], -1) if d[k] >= 0 else -1 for k in q)
+                                  for d, q in zip(op.map_dims, ps)),
+                   operand_shapes=tuple(tuple(s[k] for k in q) for s, q in zip(op.operand_shapes, ps)),
+                   result_shapes=(tuple(op.result_shapes[0][k] for k in p.out),), name="linalg.generic")
+
+
+def transpose_desc(shape: Sequence[int], perm: Sequence[int], elt: str, loc: str) -> OpDesc:
+    """Pure: a `linalg.transpose` of a `shape` tensor by `perm`, as the describer sees one."""
+    n = len(shape)
+    out = tuple(shape[k] for k in perm)
+    inv = [perm.index(j) for j in range(n)]
+    lhs = f"({', '.join(f'd{j}' for j in range(n))})"
+    nbytes = numel(shape) * elem_bytes(elt)
+    return OpDesc(index=-1, name="linalg.transpose", loc=loc, kind=OpKind.INJECTIVE, loop_ranges=out,
+                  iterator_types=("parallel",) * n,
+                  indexing_maps=(f"{lhs} -> ({', '.join(f'd{inv[j]}' for j in range(n))})", f"{lhs} -> {lhs}"),
+                  map_dims=(tuple(inv), tuple(range(n))), element_types=(elt, elt),
+                  operand_shapes=(tuple(shape), out), result_shapes=(out,), operands=(None, None),
+                  num_dps_inputs=1, bytes_read=nbytes, bytes_written=nbytes)
+
+
+def nchw_best(graph: DataflowGraph, ops: Sequence[ir.Operation], i: int, target: TargetDesc) -> tuple[str, float]:
+    """The conv's best channels-first strategy and its predicted time, as the later rewrites would
+    choose: direct, im2col + matmul or Winograd (each paying its input pad where it cannot take it)."""
+    op = graph.ops[i]
+    lay = im2col.layout(op)
+    if lay is None:  # a form the NCHW rewrites do not take (a named conv with its batch dim): direct
+        return "direct", estimate([op], target).time_s
+    wlay = winograd.site(graph, ops, i)
+    c = winograd.price(graph, (i, wlay), target) if wlay is not None else \
+        im2col.decide(op, lay, target, im2col.input_pad(graph, i))
+    return (c.rewritten, c.after_s) if c.take else (c.kept, c.before_s)
+
+
+# Ops a transpose moves through on its way to the next conv (IREE's propagation): elementwise and
+# broadcasting ops, pads, pooling windows and concats.
+_TRANSPARENT = (OpKind.ELEMENTWISE, OpKind.BROADCAST, OpKind.PAD)
+
+
+def _transparent(op: OpDesc) -> bool:
+    return op.kind in _TRANSPARENT or op.name == "tensor.concat" or (
+        op.kind is OpKind.REDUCTION and op.num_dps_inputs <= 2 and any("+" in m for m in op.indexing_maps[:1]))
+
+
+def _reach(graph: DataflowGraph, start: int, up: bool, convs: set[int]) -> set[int] | None:
+    """The convs of `convs` met walking from op `start` up (producers of its input) or down (its
+    consumers) through transparent ops; None when the walk meets anything else (an argument, a result
+    of the function, a matmul, a reshape): there a transpose stays whatever the convs choose."""
+    seen, found = set(), set()
+    todo = [p for p in graph.ops[start].operands[:1]] if up else list(graph.consumers(start))
+    if not up and start in graph.outputs:
+        return None
+    while todo:
+        k = todo.pop()
+        if k is None or k in seen:
+            continue
+        if k < 0:
+            return None
+        seen.add(k)
+        op = graph.ops[k]
+        if k in convs:
+            found.add(k)
+            continue
+        if not _transparent(op) or (not up and k in graph.outputs):
+            return None
+        if up:
+            ins = op.operands[:op.num_dps_inputs] if op.num_dps_inputs else op.operands
+            todo += [p for p, s in zip(ins, op.operand_shapes) if p is not None and len(s) == len(op.result_shapes[0])]
+        else:
+            todo += list(graph.consumers(k))
+    return found
+
+
+def choose(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc,
+           skip: set[int] = frozenset()) -> list[tuple[int, Perms, Choice]]:
+    """Pure (reads `ops` only for fill values): every windowed channels-first conv's layout. A conv is
+    made channels-last when its channels-last time plus the transposes it needs is below `MARGIN` x its best
+    channels-first time. A transpose is saved where every conv the walk from the conv's input (or
+    output) meets through elementwise ops, pads, pools and concats is channels-last too (IREE's
+    propagation then cancels the pair): decided to a fixpoint, first with both transposes paid."""
+    sites = {i: p for i, op in enumerate(graph.ops) if i not in skip and (p := perms(op)) is not None}
+    if not sites:
+        return []
+    conv_ids = set(sites)
+    price = {}
+    for i, p in sites.items():
+        op = graph.ops[i]
+        kept, kept_s = nchw_best(graph, ops, i, target)
+        elt = op.element_types[0]
+        t_in = estimate([transpose_desc(op.operand_shapes[0], p.inp, elt, op.loc)], target).time_s
+        t_out = estimate([transpose_desc(tuple(op.result_shapes[0][k] for k in p.out),
+                                         [p.out.index(j) for j in range(len(p.out))], elt, op.loc)], target).time_s
+        price[i] = (kept, kept_s, estimate([nhwc_desc(op, p)], target).time_s, t_in, t_out)
+    ups = {i: _reach(graph, i, True, conv_ids) for i in sites}
+    downs = {i: _reach(graph, i, False, conv_ids) for i in sites}
+    chosen: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for i in sites:
+            if i in chosen:
+                continue
+            kept, kept_s, nhwc_s, t_in, t_out = price[i]
+            up_saved = ups[i] is not None and bool(ups[i]) and ups[i] <= chosen
+            down_saved = downs[i] is not None and bool(downs[i]) and downs[i] <= chosen
+            if nhwc_s + (0 if up_saved else t_in) + (0 if down_saved else t_out) < kept_s * MARGIN:
+                chosen.add(i)
+                changed = True
+    out = []
+    for i, p in sites.items():
+        kept, kept_s, nhwc_s, t_in, t_out = price[i]
+        after = nhwc_s + (0 if ups[i] and ups[i] <= chosen else t_in) + (0 if downs[i] and downs[i] <= chosen else t_out)
+        out.append((i, p, Choice(AUTO_NAME, f"op {i} ({graph.ops[i].loc})", kept, "channels-last", kept_s, after,
+                                 MARGIN)))
+    return out
+
+
+def convert(op: ir.Operation, desc: OpDesc, p: Perms) -> None:
+    """Replace conv `op` (named or generic) by a channels-last generic conv between transposes, in
+    place: input and filter transposed in, the result transposed back (a fill init is made anew in the
+    new layout). `propagate` then moves the transposes until pairs cancel."""
+    from iree.compiler.dialects import arith, linalg, tensor
+
+    x, w, init = op.operands[0], op.operands[1], op.operands[2]
+    new = nhwc_desc(desc, p)
+    elt = ir.RankedTensorType(op.results[0].type).element_type
+
+    def moved(v: ir.Value, perm: Sequence[int]) -> ir.Value:
+        shape = ir.RankedTensorType(v.type).shape
+        src = defining_op(v)
+        if src is not None and src.name == "linalg.fill":  # a fill in the new layout: nothing to move
+            return linalg.fill(src.operands[0], outs=[tensor.EmptyOp([shape[k] for k in perm], elt).result])
+        if _movable_pad(src, v):  # the pad's source moves and the pad is made anew in the new layout, so
+            return _repad(src, moved(src.operands[0], perm), perm)  # the transpose can meet the previous conv's
+        return linalg.transpose(v, outs=[tensor.EmptyOp([shape[k] for k in perm], elt).result],
+                                permutation=list(perm)).results[0]
+
+    with op.context, op.location, ir.InsertionPoint(op):
+        x2, w2, init2 = moved(x, p.inp), moved(w, p.flt), moved(init, p.out)
+        maps = [ir.Attribute.parse(f"affine_map<{m}>") for m in new.indexing_maps]
+        its = [ir.Attribute.parse(f"#linalg.iterator_type<{it}>") for it in new.iterator_types]
+        conv = linalg.GenericOp([ir.RankedTensorType(init2.type)], [x2, w2], [init2], ir.ArrayAttr.get(maps),
+                                ir.ArrayAttr.get(its))
+        body = conv.regions[0].blocks.append(elt, elt, elt)
+        with ir.InsertionPoint(body):
+            prod = arith.MulFOp(body.arguments[0], body.arguments[1]).result
+            linalg.YieldOp([arith.AddFOp(body.arguments[2], prod).result])
+        back = [p.out.index(j) for j in range(len(p.out))]
+        out_shape = ir.RankedTensorType(op.results[0].type).shape
+        res = linalg.transpose(conv.result, outs=[tensor.EmptyOp(list(out_shape), elt).result], permutation=back).results[0]
+    op.results[0].replace_all_uses_with(res)
+    op.erase()
+
+
+def _movable_pad(op: ir.Operation | None, v: ir.Value) -> bool:
+    """A static `tensor.pad` whose only use is `v`'s conv and whose padding value is defined outside it
+    (IREE's propagation moves transposes through elementwise ops but not through pads)."""
+    if op is None or op.name != "tensor.pad" or len(op.operands) != 1 or len(list(v.uses)) != 1:
+        return False
+    yielded = op.regions[0].blocks[0].operations[len(op.regions[0].blocks[0].operations) - 1].operands
+    return len(yielded) == 1 and (defining_op(yielded[0]) is None or defining_op(yielded[0]).parent != op)
+
+
+def _repad(pad: ir.Operation, src: ir.Value, perm: Sequence[int]) -> ir.Value:
+    """`pad` applied to `src`, the pad's source transposed by `perm`."""
+    from iree.compiler.dialects import tensor
+
+    low, high = (list(ir.DenseI64ArrayAttr(pad.attributes[k])) for k in ("static_low", "static_high"))
+    shape = ir.RankedTensorType(pad.results[0].type).shape
+    elt = ir.RankedTensorType(pad.results[0].type).element_type
+    blk = pad.regions[0].blocks[0]
+    value = blk.operations[len(blk.operations) - 1].operands[0]
+    new = tensor.PadOp(ir.RankedTensorType.get([shape[k] for k in perm], elt), src, [], [],
+                       [low[k] for k in perm], [high[k] for k in perm])
+    body = new.regions[0].blocks.append(*([ir.IndexType.get()] * len(perm)))
+    with ir.InsertionPoint(body):
+        tensor.YieldOp(value)
+    return new.result
+
+
+def propagate(fn: ir.Operation) -> None:
+    """IREE's transpose propagation, then canonicalize + cse: transposes move through elementwise ops,
+    pads and pools until a pair meets and cancels."""
+    try:
+        PassManager.parse(PROPAGATE, fn.context).run(fn)
+    except ir.MLIRError as e:
+        raise PlanError(f"internal error: transpose propagation failed: {' '.join(str(e).split())}") from None
+
+
+def choose_layouts(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc,
+                   skip: set[int] = frozenset(), force: str | None = None) -> Outcome:
+    """`choose`, then rewrite the chosen convs and propagate: the `conv-layout` rewrite's outcome (a
+    note per windowed channels-first conv, chosen or not). `force` as in `choice.run`."""
+    notes, taken = [], 0
+    for i, p, c in choose(graph, ops, target, skip):
+        notes.append(c.note(force))
+        if c.take if force is None else force == "rewrite":
+            convert(ops[i], graph.ops[i], p)
+            taken += 1
+    if taken:
+        propagate(func_of(ops[0]))
+    return Outcome(tuple(notes), taken, taken > 0)
