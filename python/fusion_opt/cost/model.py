@@ -208,6 +208,10 @@ def batch_matmul_rows(op: OpDesc) -> int | None:
 
 
 CPU_TILE_ROWS = 8  # rows of M in IREE's llvm-cpu register tile of a matmul (8 x one f32 vector)
+# A partly filled register tile costs more than its empty rows: re-measured 2026-12-01 (Winograd's batch
+# matmuls, IREE 3.13, this CPU), time relative to a full tile at `contraction.batch`: M = 9 (fill 0.56)
+# 0.41 (ResNet-50's 64x9x256x256: 851-895 us), M = 25 (0.78) 0.64-0.71, M = 100 (0.96) 0.82-0.94: fill ^ 1.5
+ROW_FILL_EXPONENT = 1.5
 
 # A channels-last direct conv (`convolution.nhwc`): IREE's x86 tiles hold 8 output pixels of a row
 # (vector tile {1, 1, 8, V, 1, 1, 8} over N, OH, OW, F, KH, KW, C), shrunk to the largest divisor of
@@ -249,7 +253,7 @@ def vector_utilisation(op: OpDesc, t: TargetDesc | None = None) -> float:
     cpu = _cpu(t)
     if cpu is not None and efficiency_key(op, t) == "contraction.batch":
         rows = batch_matmul_rows(op) or CPU_TILE_ROWS
-        return rows / (-(-rows // CPU_TILE_ROWS) * CPU_TILE_ROWS)
+        return (rows / (-(-rows // CPU_TILE_ROWS) * CPU_TILE_ROWS)) ** ROW_FILL_EXPONENT
     if op.kind is not OpKind.CONVOLUTION or cpu is None:
         return 1.0
     positions = channels_last_positions(op)
