@@ -176,7 +176,7 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
                  extra_flags: Sequence[str] = (), fuse: Pins = (), no_fuse: Pins = (),
                  max_fusions: int | None = None, tile_sizes: str = "iree",
                  disable_patterns: Sequence[str] = (), codegen_strategies: bool = False,
-                 layout: str = "nchw") -> CompiledModel:
+                 layout: str = "auto") -> CompiledModel:
     """Import an ONNX model, plan fusion, compile with IREE; returns a callable CompiledModel.
 
     `fusion`: "cost" (default: our planner, merges gated by the cost model of `target`), "greedy"
@@ -190,10 +190,10 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
     (CompileError if IREE dropped one); the applied configs are listed in `report()`.
     `codegen_strategies` (llvm-cpu): dispatches of the library's shapes are compiled by the transform
     sequences of passes/codegen/llvm_cpu.mlir instead of IREE's pipelines; `report()` lists which.
-    `layout`: "nchw" (default: convs as imported), "nhwc" (every NCHW conv rewritten channels-last
-    before planning, rewrites/layout.py: faster on some models, slower on others) or "auto" (each
-    windowed conv's layout chosen by the cost model: channels-last where it and the transposes it needs
-    are predicted faster than its best NCHW strategy; pattern `conv-layout`). Cost planner only.
+    `layout`: "auto" (default: each windowed conv's layout chosen by the cost model, channels-last where
+    it and the transposes it needs are predicted at least 15% faster than its best NCHW strategy;
+    pattern `conv-layout`, applied by the cost planner only), "nchw" (convs as imported) or "nhwc" (every
+    NCHW conv rewritten channels-last before planning, rewrites/layout.py; cost planner only).
     """
     control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True, disable_patterns=disable_patterns,
                                        layout=layout)
@@ -214,7 +214,7 @@ def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusio
                  extra_flags: Sequence[str] = (), fuse: Pins = (), no_fuse: Pins = (),
                  max_fusions: int | None = None, tile_sizes: str = "iree",
                  disable_patterns: Sequence[str] = (), codegen_strategies: bool = False,
-                 layout: str = "nchw") -> CompiledModel:
+                 layout: str = "auto") -> CompiledModel:
     """Same as compile_onnx for a Linalg `.mlir` file path or MLIR text (IR attributes
     `fusion_opt.fuse = "tag"` / `fusion_opt.no_fuse` on ops pin and bar as well)."""
     control = ControlSpec.from_options(fuse, no_fuse, max_fusions, api=True, disable_patterns=disable_patterns,

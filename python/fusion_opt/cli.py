@@ -64,10 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--disable-pattern", action="append", default=[], metavar="NAME",
                    help="switch a pattern off (repeatable): a rewrite is not applied, a grouping pattern's "
                         "ops are kept apart (see --list-patterns)")
-    p.add_argument("--layout", choices=("nchw", "nhwc", "auto"), default="nchw",
-                   help="nhwc: rewrite every NCHW convolution channels-last before planning (transposes "
-                        "propagated until they cancel; faster on some CNNs, slower on others); auto: the cost "
-                        "model chooses per windowed conv (pattern conv-layout). docs/patterns.md")
+    p.add_argument("--layout", choices=("nchw", "nhwc", "auto"), default="auto",
+                   help="auto (default): the cost model chooses per windowed convolution, channels-last or "
+                        "as imported (pattern conv-layout; --fusion=cost only); nchw: convs as imported; nhwc: "
+                        "every NCHW convolution rewritten channels-last (transposes propagated until they cancel). "
+                        "docs/patterns.md")
     p.add_argument("--max-fusions", type=non_negative, default=None, metavar="N",
                    help="stop after N merges (bisect a bad fusion: the first N that pass is good)")
     p.add_argument("--split-input-file", action="store_true",

@@ -77,7 +77,7 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         tiled = data_tiling_planned(fusion, target) if data_tiling is None else data_tiling
         desc = replace(desc, data_tiling=tiled) if tiled != desc.data_tiling else desc
     control = control or ControlSpec()
-    if control.layout != "nchw" and (fusion != "cost" or control.max_fusions is not None):
+    if control.layout == "nhwc" and (fusion != "cost" or control.max_fusions is not None):
         raise InputError(f"layout {control.layout} is applied with the cost planner's rewrites: it needs "
                          "--fusion=cost and no --max-fusions")
     out = []
@@ -119,7 +119,7 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                     graph, ops = describe_function(f, source_name)
                     tags, barriers = read_marks(ops, graph)
                     constraints = control.resolve(graph, tags, barriers)
-        opt_in = set() if control.layout == "auto" else {AUTO_NAME}  # the per-conv layout is the user's choice
+        opt_in = set() if control.layout == "auto" else {AUTO_NAME}  # layout=nchw/nhwc: no per-conv choice
         found = pattern_hits(graph, off | set(applied) | opt_in)
         barred = {i for p in PATTERN_NAMES if p in off and not get_pattern(p).rewrite
                   for hit in get_pattern(p).find(graph) for i in hit}

@@ -171,9 +171,9 @@ def test_iree_on_our_rewritten_graph(tmp_path: Path) -> None:
 
     path = tmp_path / "conv_gemm.onnx"
     onnx.save(conv_gemm_model(c=16, f=32, hw=28), path)   # the 8x8 default's conv is a toss-up: direct
-    ours = fo.compile_onnx(str(path), fusion="cost")
+    ours = fo.compile_onnx(str(path), fusion="cost", layout="nchw")
     iree = fo.compile_onnx(str(path), fusion="iree")
-    same = iree_dispatches_on_our_graph(path)
+    same = iree_dispatches_on_our_graph(path, layout="nchw")
     assert ": im2col + matmul (" in str(ours.plan.notes)
     assert ours.dispatch_count <= same and same > iree.dispatch_count
 

@@ -94,8 +94,8 @@ def test_im2col_computes_what_the_direct_conv_computes(c: int, f: int, hw: int, 
     rng = np.random.default_rng(c + k)
     x = rng.standard_normal((c, hw, hw)).astype(np.float32)
     w = (rng.standard_normal((f, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32)
-    ours = fo.compile_mlir(text, disable_patterns=["winograd"])  # winograd takes the 3x3 stride-1 one
-    direct = fo.compile_mlir(text, disable_patterns=["conv-strategy", "winograd"])
+    ours = fo.compile_mlir(text, disable_patterns=["winograd"], layout="nchw")  # winograd takes the 3x3 stride-1 one
+    direct = fo.compile_mlir(text, disable_patterns=["conv-strategy", "winograd"], layout="nchw")
     assert dict(ours.plan.patterns).get("conv-strategy") == 1, ours.report()
     assert "conv-strategy" not in dict(direct.plan.patterns)
     np.testing.assert_allclose(np.asarray(ours(x, w)), np.asarray(direct(x, w)), rtol=1e-4, atol=1e-5)

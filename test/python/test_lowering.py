@@ -12,6 +12,7 @@ import fusion_opt as fo
 from fusion_opt.backends.lowering import (apply_tile_sizes, check_applied, contraction_config, op_locations)
 from fusion_opt.cost import get_target_desc
 from fusion_opt.errors import CompileError
+from fusion_opt.fusion.control import ControlSpec
 from fusion_opt.importers import parse_mlir, split_input
 from fusion_opt.ir import new_session
 from fusion_opt.pipelines import plan_module, write_regions
@@ -26,7 +27,7 @@ def matmul_case() -> str:
 def regions_with_configs(text: str, mode: str = "cost"):
     s = new_session()
     m = parse_mlir(text, s.context, "t.mlir")
-    planned = plan_module(m, "cost", "t.mlir", "host")
+    planned = plan_module(m, "cost", "t.mlir", "host", control=ControlSpec(layout="nchw"))  # convs as written
     write_regions(planned)
     return s, m, planned, apply_tile_sizes(planned, mode, "host")
 
@@ -155,8 +156,8 @@ def test_conv_config_from_target():
 def test_conv_config_applied_same_numbers(text):
     """The conv root's compilation_info reaches IREE unchanged (checked after compiling) and the
     results match IREE's own tile sizes."""
-    base = fo.compile_mlir(text, target="host")
-    tuned = fo.compile_mlir(text, target="host", tile_sizes="cost")
+    base = fo.compile_mlir(text, target="host", layout="nchw")
+    tuned = fo.compile_mlir(text, target="host", tile_sizes="cost", layout="nchw")
     [cfg] = tuned.configs
     assert cfg.pipeline == "ConvTileAndDecomposeExpert"
     assert "(ConvTileAndDecomposeExpert)" in tuned.report()

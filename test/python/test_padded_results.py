@@ -69,7 +69,7 @@ def test_matmul_result_split_into_rows_keeps_its_copy() -> None:
     b = rng.standard_normal(f).astype(np.float32)
     w = (rng.standard_normal((f, f, 3, 3)) * 0.1).astype(np.float32)
     text = _matmul_pad_conv(f, c, h)
-    ours = fo.compile_mlir(text)
+    ours = fo.compile_mlir(text, layout="nchw")  # the conv as written (channels-last, its pad moves with it)
     assert copy_dispatches(ours.artifact.sites) == 1, ours.report()
     a = np.maximum(w1.astype(np.float64) @ x + b[:, None], 0).reshape(1, f, h, h)
     np.testing.assert_allclose(np.asarray(ours(x, w1, b, w)), _conv_ref(a, w), rtol=1e-4, atol=1e-4)

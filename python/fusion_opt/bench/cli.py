@@ -57,8 +57,8 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--warmup", type=int, default=3, help="untimed rounds per engine first")
     p.add_argument("--fusion-modes", default="cost,greedy,iree",
                    help="comma-separated compile_onnx fusion modes; cost (the default planner) is reported as 'ours'; "
-                        "'nhwc' is the cost planner with layout='nhwc' (convs channels-last), 'auto' with "
-                        "layout='auto' (each conv's layout by the cost model)")
+                        "'nchw' / 'nhwc' are the cost planner with layout='nchw' (convs as imported) / 'nhwc' "
+                        "(every conv channels-last); the default layout='auto' chooses per conv")
     p.add_argument("--target", default="host", help="host (= llvm-cpu) or any compile_onnx target")
     p.add_argument("--tile-sizes", default="iree", choices=("iree", "cost"),
                    help="compile_onnx tile_sizes for every mode (the 'iree' fusion mode forms no groups, so it "
@@ -145,7 +145,7 @@ def print_table(records: list[dict[str, Any]], modes: Sequence[str]) -> None:
     # (record key, header, format): widths follow the headers, so every column keeps a space before it.
     spec = ([(f"{c}_ms", f"{c} ms", ".4g") for c in [*cols, "iree_best", "ort", "roofline"]]
             + [(f"ours_over_{o}", f"ours/{h}", ".2f") for o, h in
-               (("iree", "iree"), ("iree_best", "best"), ("greedy", "greedy"), ("nhwc", "nhwc"), ("auto", "auto"),
+               (("iree", "iree"), ("iree_best", "best"), ("greedy", "greedy"), ("nchw", "nchw"), ("nhwc", "nhwc"),
                 ("ort", "ort"))]
             + [("ours_over_iree_best_paired", "best~", ".2f"), ("ours_over_ort_paired", "ort~", ".2f")]
             + [("ours_over_roofline", "ours/roof", ".4g")]

@@ -21,10 +21,10 @@ from . import iree_best, models, roofline, same_graph
 from .summary import geomean  # noqa: F401 - re-exported: older callers use runner.geomean
 
 # Engines ours is divided by in the records (ours_over_X).
-OTHERS = ("iree", "iree_best", "greedy", "nhwc", "auto", "ort", "roofline")
-# Pseudo fusion modes: our cost planner with every conv rewritten channels-last (layout="nhwc"), or each
-# conv's layout chosen by the cost model (layout="auto").
-LAYOUT_MODES = {"nhwc": "nhwc", "auto": "auto"}
+OTHERS = ("iree", "iree_best", "greedy", "nchw", "nhwc", "ort", "roofline")
+# Pseudo fusion modes: our cost planner with every conv as imported (layout="nchw") or rewritten
+# channels-last (layout="nhwc"); "auto" is the cost planner's default (each conv by the cost model).
+LAYOUT_MODES = {"nchw": "nchw", "nhwc": "nhwc", "auto": "auto"}
 
 
 def label(mode: str) -> str:

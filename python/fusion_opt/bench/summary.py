@@ -12,8 +12,8 @@ from typing import Any
 
 # Ratios whose geometric means the report carries (ours / X), and those also measured round by round
 # (`ours_over_X_paired`: median of the per-round ratios, runner.paired_ratio).
-RATIOS = ("iree", "iree_best", "ort", "greedy", "nhwc", "auto", "roofline")
-PAIRED = ("iree", "iree_best", "ort", "greedy", "nhwc", "auto")
+RATIOS = ("iree", "iree_best", "ort", "greedy", "nchw", "nhwc", "roofline")
+PAIRED = ("iree", "iree_best", "ort", "greedy", "nchw", "nhwc")
 
 
 def _engines(rec: dict[str, Any]) -> list[str]:

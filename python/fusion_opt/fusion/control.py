@@ -72,12 +72,12 @@ class ControlSpec:
     no_fuse_flag: str = "--no-fuse"
     hits: dict[str, int] = field(default_factory=dict)
     disabled_patterns: tuple[str, ...] = ()   # pattern registry names switched off (patterns/__init__.py)
-    layout: str = "nchw"                      # "nhwc": convs rewritten channels-last; "auto": per conv (rewrites/layout.py)
+    layout: str = "auto"                      # "auto": per conv by the cost model; "nhwc": all; "nchw": none (rewrites/layout.py)
 
     @classmethod
     def from_options(cls, fuse: Iterable[str | Sequence[str]] = (), no_fuse: Iterable[str | Sequence[str]] = (),
                      max_fusions: int | None = None, api: bool = False,
-                     disable_patterns: Iterable[str] = (), layout: str = "nchw") -> ControlSpec:
+                     disable_patterns: Iterable[str] = (), layout: str = "auto") -> ControlSpec:
         from ..patterns import PATTERN_NAMES
         from ..rewrites.layout import LAYOUTS
         if layout not in LAYOUTS:

@@ -1,7 +1,7 @@
 // A group whose result is padded for a convolution is handed back to IREE, which writes it straight
 // into the padded buffer; greedy (the first planner) keeps it as a region and pays a copy dispatch.
-// RUN: fusion-opt %s --fusion=cost --emit=plan | filecheck %s --check-prefix=PLAN
-// RUN: fusion-opt %s --fusion=cost --emit=regions | filecheck %s --check-prefix=COST
+// RUN: fusion-opt %s --fusion=cost --layout=nchw --emit=plan | filecheck %s --check-prefix=PLAN
+// RUN: fusion-opt %s --fusion=cost --layout=nchw --emit=regions | filecheck %s --check-prefix=COST
 // RUN: fusion-opt %s --fusion=greedy --emit=regions | filecheck %s --check-prefix=GREEDY
 
 // PLAN-LABEL: function @relu_pad_conv: strategy cost, 1 groups

@@ -3,7 +3,7 @@
 // RUN: fusion-opt %s --layout=nhwc --emit=regions | filecheck %s
 // RUN: fusion-opt %s --layout=nhwc --emit=plan | filecheck %s --check-prefix=PLAN
 // RUN: not fusion-opt %s --layout=nhwc --fusion=greedy --emit=regions 2>&1 | filecheck %s --check-prefix=ERR
-// RUN: fusion-opt %s --emit=regions | filecheck %s --check-prefix=NCHW
+// RUN: fusion-opt %s --layout=nchw --emit=regions | filecheck %s --check-prefix=NCHW
 
 // CHECK-LABEL: func.func @net(
 // CHECK: %[[T:.+]] = linalg.transpose ins(%{{.*}} : tensor<1x8x1x16x16xf32>) {{.*}} permutation = [0, 2, 3, 4, 1]

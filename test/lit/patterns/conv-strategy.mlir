@@ -5,9 +5,9 @@
 // matmul, and IREE packs the copy's result in the copy's own dispatch only when it forms that dispatch).
 // With the pattern disabled the conv stays one generic with window reads. `winograd` is disabled in
 // every run: it takes this 3x3 stride-1 conv (patterns/winograd.mlir).
-// RUN: fusion-opt %s --emit=regions --disable-pattern=winograd | filecheck %s
-// RUN: fusion-opt %s --emit=plan --disable-pattern=winograd | filecheck %s --check-prefix=PLAN
-// RUN: fusion-opt %s --emit=regions --disable-pattern=conv-strategy --disable-pattern=winograd | filecheck %s --check-prefix=OFF
+// RUN: fusion-opt %s --layout=nchw --emit=regions --disable-pattern=winograd | filecheck %s
+// RUN: fusion-opt %s --layout=nchw --emit=plan --disable-pattern=winograd | filecheck %s --check-prefix=PLAN
+// RUN: fusion-opt %s --layout=nchw --emit=regions --disable-pattern=conv-strategy --disable-pattern=winograd | filecheck %s --check-prefix=OFF
 // CHECK-LABEL: func.func @conv
 // CHECK-NOT: flow.dispatch.region
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<32x30x30xf32>) outs(%{{.*}} : tensor<32x3x3x28x28xf32>)

@@ -1,5 +1,5 @@
 // Every pattern of the registry fires on a hand-written Linalg twin (no ONNX names involved).
-// RUN: fusion-opt %s --split-input-file --emit=plan | filecheck %s
+// RUN: fusion-opt %s --split-input-file --layout=nchw --emit=plan | filecheck %s
 // RUN: fusion-opt --list-patterns | filecheck %s --check-prefix=LIST
 // LIST: conv-bn{{ +}}rewrite
 // LIST: bias-epilogue{{ +}}rewrite

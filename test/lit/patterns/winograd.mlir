@@ -4,11 +4,11 @@
 // compile time on constant weights), the input transform, the batch matmul (with IREE's own tiles as
 // a compilation_info, which keeps data tiling off it) and the output transform are one dispatch each,
 // and the ReLU epilogue reads the output slice.
-// RUN: fusion-opt %s --emit=regions | filecheck %s
-// RUN: fusion-opt %s --emit=regions | filecheck %s --check-prefix=TILES
-// RUN: fusion-opt %s --emit=plan | filecheck %s --check-prefix=PLAN
-// RUN: fusion-opt %s --emit=plan --target=sm_80 | filecheck %s --check-prefix=GPU
-// RUN: fusion-opt %s --emit=regions --disable-pattern=winograd | filecheck %s --check-prefix=OFF
+// RUN: fusion-opt %s --layout=nchw --emit=regions | filecheck %s
+// RUN: fusion-opt %s --layout=nchw --emit=regions | filecheck %s --check-prefix=TILES
+// RUN: fusion-opt %s --layout=nchw --emit=plan | filecheck %s --check-prefix=PLAN
+// RUN: fusion-opt %s --layout=nchw --emit=plan --target=sm_80 | filecheck %s --check-prefix=GPU
+// RUN: fusion-opt %s --layout=nchw --emit=regions --disable-pattern=winograd | filecheck %s --check-prefix=OFF
 // CHECK-LABEL: func.func @conv
 // CHECK: iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3) kernel_dimensions([2, 3]) ins(%{{.*}} : tensor<64x64x3x3xf32>)
 // CHECK: flow.dispatch.region

@@ -2,7 +2,7 @@
 // rest of the group is fused into that loop, by a generated transform script (--emit=transform).
 // Numeric twin: test/python/test_tile_fuse.py runs every case here through IREE and compares it with
 // the untiled function.
-// RUN: fusion-opt %s --split-input-file --tile-and-fuse | filecheck %s
+// RUN: fusion-opt %s --split-input-file --tile-and-fuse --layout=nchw | filecheck %s
 // RUN: fusion-opt %s --split-input-file --tile-and-fuse --fusion=greedy | filecheck %s --check-prefix=GREEDY
 
 // Matmul + bias + relu: the relu generic is tiled by rows (matmul_tile^2 = 4096 output elements per
