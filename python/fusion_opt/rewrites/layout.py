@@ -1,24 +1,18 @@
-"""Channels-last layout (`layout="nhwc"`): every NCHW convolution of a function rewritten to NHWC.
+"""Conv layout: each windowed NCHW conv channels-last where the cost model predicts a gain (`layout="auto"`,
+the default; pattern `conv-layout`), or every NCHW conv (`layout="nhwc"`).
 
 Why: on this CPU (AVX-512) IREE 3.13's direct channels-last conv code runs near the machine's peak
-where the output has many positions (a 3x3 64->64 conv at 56x56: 517 us, ~450 GFLOP/s on 2 cores),
-which none of the NCHW strategies reach (Winograd, im2col + matmul). Rewriting a conv alone would put
-two activation transposes around it; IREE's own passes convert every conv and then move the
-transposes through the elementwise ops, pads, pools and reshapes between convs until they cancel,
-leaving one transpose of the model input and constant filter transposes (folded at compile time).
-They are run here, in process, on the Linalg the planner then sees:
-`iree-preprocessing-convert-conv-to-channels-last` and `iree-global-opt-propagate-linalg-transpose`,
-then canonicalize + cse.
+where the output rows are long (a 3x3 64->64 conv at 56x56: 517 us, ~450 GFLOP/s on 2 cores), which
+none of the NCHW strategies reach (Winograd, im2col + matmul), and falls far below them on small or
+odd-width images (3x3 at 7x7: 1689 against 978 us of im2col; SqueezeNet's 13x13: 795 against 173).
+Measured 2026-11-30 with every conv converted (paired NHWC / NCHW, whole model): Inception-v2 0.87x,
+DenseNet-121 0.91x, ShuffleNet 1.00x; ResNet-50 1.07x, VGG-19 1.28x, SqueezeNet 1.66x, Inception-v1 1.92x.
+Hence the per-conv choice (`choose`, pure): channels-last time (`convolution.nhwc`, cost/model.py) plus
+the transposes a conv needs, against its best NCHW strategy; transposes between two converted convs
+are not paid (IREE's `iree-global-opt-propagate-linalg-transpose` cancels them, `propagate`).
 
-Measured 2026-11-30 (uncalibrated defaults, paired NHWC / NCHW time of the whole model, builds run
-interleaved): Inception-v2 0.87x, DenseNet-121 0.91x, ShuffleNet 1.00x; slower on ResNet-50 1.07x,
-VGG-19 1.28x, SqueezeNet 1.66x, Inception-v1 1.92x. Per conv (ResNet-50, per-dispatch profiles) the
-channels-last direct conv wins where the output has many positions (the 7x7 stride-2 first conv 520 us
-against 1570 us for im2col copy + matmul + pad; 3x3 at 56x56 517 against 808 us of Winograd) and
-loses where it has few (3x3 at 7x7: 1689 against 978 us im2col), while our NCHW rewrites (Winograd,
-im2col) do not apply to the channels-last convs. So it is the user's choice per model, not the
-default, until the cost model prices channels-last convs (they fall under `convolution.generic`
-today, predicted ~10x slower than measured) and can choose per conv.
+`layout="nhwc"` runs IREE's own `iree-preprocessing-convert-conv-to-channels-last` on the whole function
+first (it has no per-op filter), then the same propagation, canonicalize + cse.
 """
 from __future__ import annotations
 
