@@ -20,7 +20,7 @@ from .rewrites.bias_epilogue import bias_to_epilogue
 from .rewrites.unit_batch import flatten_unit_batches
 from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
-from .rewrites.layout import AUTO_NAME, choose_layouts, to_channels_last
+from .rewrites.layout import AUTO_NAME, auto_rewrite, to_channels_last
 from .transforms.dispatch_regions import apply_plan
 from .transforms.padded_results import write_pads_into_regions
 
@@ -99,15 +99,12 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                     changed = applied[name] > 0
                     rewrites.append(f"layout: {applied[name]} convolutions rewritten channels-last (NHWC), "
                                     "transposes propagated until they cancel (rewrites/layout.py)")
-                elif name == AUTO_NAME:
-                    outcome = choose_layouts(graph, ops, desc, skip)
-                    rewrites += outcome.notes
-                    applied[name], changed = outcome.found, outcome.changed
                 elif name in PLAIN_REWRITES:
                     applied[name] = PLAIN_REWRITES[name](graph, ops, skip)
                     changed = applied[name] > 0
                 else:
-                    outcome = run_rewrite(COST_REWRITES[name], graph, ops, desc, skip)
+                    rw = auto_rewrite(desc) if name == AUTO_NAME else COST_REWRITES[name]
+                    outcome = run_rewrite(rw, graph, ops, desc, skip)
                     rewrites += outcome.notes
                     applied[name], changed = outcome.found, outcome.changed  # notes say which were taken
                 if changed:  # op indices moved: describe and resolve the user's matchers again

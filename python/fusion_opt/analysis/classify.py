@@ -46,6 +46,8 @@ NAMED_MATMUL_DIMS: dict[str, tuple[tuple[int, ...], ...]] = {
 MUL_OPS = frozenset({"arith.mulf", "arith.muli"})
 ADD_OPS = frozenset({"arith.addf", "arith.addi"})
 _CONST = re.compile(r"^-?\d+$")
+# A loop dim in an affine expression (`d3` in `d1 * 2 + d3`): rewrites and the cost model read maps as text
+DIM = re.compile(r"\bd(\d+)\b")
 
 
 def map_results(map_text: str) -> list[str]:

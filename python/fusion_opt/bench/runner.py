@@ -24,7 +24,7 @@ from .summary import geomean  # noqa: F401 - re-exported: older callers use runn
 OTHERS = ("iree", "iree_best", "greedy", "nchw", "nhwc", "ort", "roofline")
 # Pseudo fusion modes: our cost planner with every conv as imported (layout="nchw") or rewritten
 # channels-last (layout="nhwc"); "auto" is the cost planner's default (each conv by the cost model).
-LAYOUT_MODES = {"nchw": "nchw", "nhwc": "nhwc", "auto": "auto"}
+LAYOUT_MODES = ("nchw", "nhwc", "auto")
 
 
 def label(mode: str) -> str:
@@ -129,7 +129,7 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
         try:
             t0 = time.perf_counter()
             tiles = {"tile_sizes": tile_sizes} if tile_sizes != "iree" else {}  # "iree": the default
-            how = {"fusion": "cost", "layout": LAYOUT_MODES[mode]} if mode in LAYOUT_MODES else {"fusion": mode}
+            how = {"fusion": "cost", "layout": mode} if mode in LAYOUT_MODES else {"fusion": mode}
             m = fo.compile_onnx(str(path), target=target, **how, **tiles)
             rec[f"compile_s_{col}"] = round(time.perf_counter() - t0, 3)
             rec[f"dispatches_{col}"] = m.dispatch_count

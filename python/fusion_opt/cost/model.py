@@ -42,13 +42,12 @@ Formulas (every constant is a TargetDesc field; see docs/cost-model.md):
 from __future__ import annotations
 
 import math
-import re
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from ..analysis.classify import (ATTENTION_OP, WINOGRAD_FLOPS_PER_TILE, WINOGRAD_INPUT, WINOGRAD_OUTPUT, is_window_copy,
-                                 map_results)
+from ..analysis.classify import (ATTENTION_OP, DIM, WINOGRAD_FLOPS_PER_TILE, WINOGRAD_INPUT, WINOGRAD_OUTPUT,
+                                 is_window_copy, map_results)
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from .group import GroupView, TensorRef, distribution, elem_bytes, group_view, view_of_ops
 from .targets import TargetDesc
@@ -56,7 +55,6 @@ from .tiling import any_strided, conv2d_tiles, conv_vector_fit, masked, strided,
 
 MATRIX = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION})
 _ROOT_ORDER = (OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.REDUCTION, OpKind.PAD, OpKind.OPAQUE)
-_DIM = re.compile(r"\bd(\d+)\b")
 
 
 @dataclass(frozen=True)
@@ -103,7 +101,7 @@ def _window_split(op: OpDesc) -> tuple[int, int]:
     """(window size, channel-reduction size) of a conv/pooling: reduction dims that input 0's map reads
     inside a sum (`d2 + d5`) form the window, the other reduction dims are reduced channels."""
     sums = {int(d) for r in (map_results(op.indexing_maps[0]) if op.indexing_maps else ()) if "+" in r
-            for d in _DIM.findall(r)}
+            for d in DIM.findall(r)}
     window = chan = 1
     for d, (r, it) in enumerate(zip(op.loop_ranges, op.iterator_types)):
         if it != "parallel":
@@ -329,8 +327,8 @@ def iteration_key(root: OpDesc, t: TargetDesc | None = None) -> str | None:
         return "iteration.reduction"
     for m in root.indexing_maps:
         res = map_results(m)
-        if res and d in {int(x) for r in res[:-1] for x in _DIM.findall(r)} and \
-                d not in {int(x) for x in _DIM.findall(res[-1])}:
+        if res and d in {int(x) for r in res[:-1] for x in DIM.findall(r)} and \
+                d not in {int(x) for x in DIM.findall(res[-1])}:
             return "iteration.transposed"
     return None
 
@@ -345,7 +343,7 @@ def group_keys(v: GroupView, t: TargetDesc | None = None) -> set[str]:
 def indexed_dims(op: OpDesc, pos: int) -> set[int]:
     """Loop dims an operand's map reads, window sums included (`d2 + d5` -> {2, 5})."""
     if pos < len(op.indexing_maps):
-        return {int(d) for r in map_results(op.indexing_maps[pos]) for d in _DIM.findall(r)}
+        return {int(d) for r in map_results(op.indexing_maps[pos]) for d in DIM.findall(r)}
     return {d for d in (op.map_dims[pos] if pos < len(op.map_dims) else ()) if d >= 0}
 
 

@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ..analysis.classify import map_results
+from ..analysis.classify import DIM, map_results
 from ..analysis.opdesc import OpDesc, OpKind
 from .group import elem_bytes
 
@@ -36,12 +36,11 @@ RUNTIME_THREADS = 8     # IREE's --iree-llvmcpu-number-of-threads default (tile 
 MAX_DIST_TILE = 64      # IREE's --iree-llvmcpu-distribution-size default
 FMA_CHAINS = 8          # independent accumulators that keep x86 FMA pipes busy (2 pipes x 4 cycles latency)
 
-_DIM = re.compile(r"\bd(\d+)\b")
 _SCALED = re.compile(r"\bd(\d+)\s*\*\s*(\d+)")
 
 
 def _dims(expr: str) -> set[int]:
-    return {int(d) for d in _DIM.findall(expr)}
+    return {int(d) for d in DIM.findall(expr)}
 
 
 def operand_dims(op: OpDesc) -> list[set[int]] | None:

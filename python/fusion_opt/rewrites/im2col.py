@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..analysis.classify import map_results
+from ..analysis.classify import DIM, map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..backends.lowering import iree_bmm_compilation_info
 from ..cost.group import elem_bytes
@@ -42,7 +42,6 @@ from .choice import Choice, Rewrite
 
 NAME = "conv-strategy"
 
-_DIM = re.compile(r"\bd(\d+)\b")
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ def layout(op: OpDesc) -> ConvLayout | None:
         return None
     if op.kind is not OpKind.CONVOLUTION and "*" not in op.indexing_maps[0]:
         return None  # a contraction in another order (e.g. a plain matmul): not ours to change
-    used = {int(m) for m in _DIM.findall(op.indexing_maps[0].split("->")[1])}
+    used = {int(m) for m in DIM.findall(op.indexing_maps[0].split("->")[1])}
     if not used <= set(red) | set(spatial) | set(groups) or not set(red) <= used:
         return None
     return ConvLayout(f, red, spatial, groups=groups)
@@ -94,7 +93,7 @@ def _renamed_input_map(op: OpDesc, lay: ConvLayout) -> str:
     order = (*lay.groups, *lay.red, *lay.spatial)
     new = {old: k for k, old in enumerate(order)}
     results = op.indexing_maps[0].split("->", 1)[1]
-    body = _DIM.sub(lambda m: f"e{new[int(m[1])]}", results).replace("e", "d")
+    body = DIM.sub(lambda m: f"e{new[int(m[1])]}", results).replace("e", "d")
     return f"({', '.join(f'd{k}' for k in range(len(order)))}) -> {body.strip()}"
 
 

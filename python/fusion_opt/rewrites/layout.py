@@ -16,11 +16,10 @@ first (it has no per-op filter), then the same propagation, canonicalize + cse.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..analysis.classify import map_results
+from ..analysis.classify import DIM, map_results
 from ..analysis.describe import describe_function
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..cost.group import elem_bytes
@@ -30,9 +29,7 @@ from ..errors import PlanError
 from ..fusion.legality import numel
 from ..ir import PassManager, defining_op, ir
 from . import im2col, winograd
-from .choice import Choice, Outcome, func_of
-
-_DIM = re.compile(r"\bd(\d+)\b")
+from .choice import Choice, Rewrite
 
 LAYOUTS = ("nchw", "nhwc", "auto")
 PIPELINE = ("func.func(iree-preprocessing-convert-conv-to-channels-last,"
@@ -119,7 +116,7 @@ def perms(op: OpDesc) -> Perms | None:
 def _new_map(text: str, perm: Sequence[int], loops: Sequence[int]) -> str:
     """Map `text` with its results in `perm` order and its loops renumbered to the order `loops`."""
     new = {old: k for k, old in enumerate(loops)}
-    res = [_DIM.sub(lambda m: f"d{new[int(m[1])]}", r) for r in map_results(text)]
+    res = [DIM.sub(lambda m: f"d{new[int(m[1])]}", r) for r in map_results(text)]
     return f"({', '.join(f'd{k}' for k in range(len(loops)))}) -> ({', '.join(res[q] for q in perm)})"
 
 
@@ -139,11 +136,16 @@ def nhwc_desc(op: OpDesc, p: Perms) -> OpDesc:
                    result_shapes=(tuple(op.result_shapes[0][k] for k in p.out),), name="linalg.generic")
 
 
+def inverse(perm: Sequence[int]) -> list[int]:
+    """The permutation that undoes `perm`."""
+    return [list(perm).index(j) for j in range(len(perm))]
+
+
 def transpose_desc(shape: Sequence[int], perm: Sequence[int], elt: str, loc: str) -> OpDesc:
     """Pure: a `linalg.transpose` of a `shape` tensor by `perm`, as the describer sees one."""
     n = len(shape)
     out = tuple(shape[k] for k in perm)
-    inv = [perm.index(j) for j in range(n)]
+    inv = inverse(perm)
     lhs = f"({', '.join(f'd{j}' for j in range(n))})"
     nbytes = numel(shape) * elem_bytes(elt)
     return OpDesc(index=-1, name="linalg.transpose", loc=loc, kind=OpKind.INJECTIVE, loop_ranges=out,
@@ -182,7 +184,7 @@ def _reach(graph: DataflowGraph, start: int, up: bool, convs: set[int]) -> set[i
     consumers) through transparent ops; None when the walk meets anything else (an argument, a result
     of the function, a matmul, a reshape): there a transpose stays whatever the convs choose."""
     seen, found = set(), set()
-    todo = [p for p in graph.ops[start].operands[:1]] if up else list(graph.consumers(start))
+    todo = list(graph.ops[start].operands[:1]) if up else list(graph.consumers(start))
     if not up and start in graph.outputs:
         return None
     while todo:
@@ -223,31 +225,28 @@ def choose(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc
         kept, kept_s = nchw_best(graph, ops, i, target)
         elt = op.element_types[0]
         t_in = estimate([transpose_desc(op.operand_shapes[0], p.inp, elt, op.loc)], target).time_s
-        t_out = estimate([transpose_desc(tuple(op.result_shapes[0][k] for k in p.out),
-                                         [p.out.index(j) for j in range(len(p.out))], elt, op.loc)], target).time_s
+        t_out = estimate([transpose_desc(tuple(op.result_shapes[0][k] for k in p.out), inverse(p.out), elt,
+                                         op.loc)], target).time_s
         price[i] = (kept, kept_s, estimate([nhwc_desc(op, p)], target).time_s, t_in, t_out)
     ups = {i: _reach(graph, i, True, conv_ids) for i in sites}
     downs = {i: _reach(graph, i, False, conv_ids) for i in sites}
     chosen: set[int] = set()
+
+    def channels_last_s(i: int) -> float:
+        """The conv channels-last plus the transposes the convs chosen so far do not cancel."""
+        _, _, nhwc_s, t_in, t_out = price[i]
+        return (nhwc_s + (0 if ups[i] and ups[i] <= chosen else t_in)
+                + (0 if downs[i] and downs[i] <= chosen else t_out))
+
     changed = True
     while changed:
         changed = False
         for i in sites:
-            if i in chosen:
-                continue
-            kept, kept_s, nhwc_s, t_in, t_out = price[i]
-            up_saved = ups[i] is not None and bool(ups[i]) and ups[i] <= chosen
-            down_saved = downs[i] is not None and bool(downs[i]) and downs[i] <= chosen
-            if nhwc_s + (0 if up_saved else t_in) + (0 if down_saved else t_out) < kept_s * MARGIN:
+            if i not in chosen and channels_last_s(i) < price[i][1] * MARGIN:
                 chosen.add(i)
                 changed = True
-    out = []
-    for i, p in sites.items():
-        kept, kept_s, nhwc_s, t_in, t_out = price[i]
-        after = nhwc_s + (0 if ups[i] and ups[i] <= chosen else t_in) + (0 if downs[i] and downs[i] <= chosen else t_out)
-        out.append((i, p, Choice(AUTO_NAME, f"op {i} ({graph.ops[i].loc})", kept, "channels-last", kept_s, after,
-                                 MARGIN)))
-    return out
+    return [(i, p, Choice(AUTO_NAME, f"op {i} ({graph.ops[i].loc})", price[i][0], "channels-last", price[i][1],
+                          channels_last_s(i), MARGIN)) for i, p in sites.items()]
 
 
 def convert(op: ir.Operation, desc: OpDesc, p: Perms) -> None:
@@ -280,9 +279,9 @@ def convert(op: ir.Operation, desc: OpDesc, p: Perms) -> None:
         with ir.InsertionPoint(body):
             prod = arith.MulFOp(body.arguments[0], body.arguments[1]).result
             linalg.YieldOp([arith.AddFOp(body.arguments[2], prod).result])
-        back = [p.out.index(j) for j in range(len(p.out))]
         out_shape = ir.RankedTensorType(op.results[0].type).shape
-        res = linalg.transpose(conv.result, outs=[tensor.EmptyOp(list(out_shape), elt).result], permutation=back).results[0]
+        res = linalg.transpose(conv.result, outs=[tensor.EmptyOp(list(out_shape), elt).result],
+                               permutation=inverse(p.out)).results[0]
     op.results[0].replace_all_uses_with(res)
     op.erase()
 
@@ -322,16 +321,10 @@ def propagate(fn: ir.Operation) -> None:
         raise PlanError(f"internal error: transpose propagation failed: {' '.join(str(e).split())}") from None
 
 
-def choose_layouts(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc,
-                   skip: set[int] = frozenset(), force: str | None = None) -> Outcome:
-    """`choose`, then rewrite the chosen convs and propagate: the `conv-layout` rewrite's outcome (a
-    note per windowed channels-first conv, chosen or not). `force` as in `choice.run`."""
-    notes, taken = [], 0
-    for i, p, c in choose(graph, ops, target, skip):
-        notes.append(c.note(force))
-        if c.take if force is None else force == "rewrite":
-            convert(ops[i], graph.ops[i], p)
-            taken += 1
-    if taken:
-        propagate(func_of(ops[0]))
-    return Outcome(tuple(notes), taken, taken > 0)
+def auto_rewrite(target: TargetDesc) -> Rewrite:
+    """The `conv-layout` rewrite for `choice.run`: sites are `choose`'s decisions for `target` (made
+    together, since a conv's transposes depend on its neighbours'), applied by `convert`, then
+    `propagate` once."""
+    return Rewrite(AUTO_NAME, lambda graph, ops, skip: choose(graph, ops, target, skip),
+                   lambda graph, site, _: site[2],
+                   lambda graph, ops, site: convert(ops[site[0]], graph.ops[site[0]], site[1]), finish=propagate)
