@@ -125,7 +125,7 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         if fusion == "iree" and (constraints.pins or constraints.barriers):
             raise InputError("fusion pins and barriers need one of our planners, not --fusion=iree "
                              "(IREE forms its own dispatches)")
-        result = make_plan(graph, fusion, desc, constraints=constraints)
+        result = make_plan(graph, fusion, desc, constraints=constraints, split_epilogues="pad-conv" not in off)
         broken = violations(result, constraints)
         if broken:
             raise PlanError(f"internal error: planner '{fusion}' did not obey the constraints on "

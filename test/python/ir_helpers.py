@@ -1,6 +1,8 @@
 """Parsing MLIR text for the rewrite tests (imported by test modules; not a test module itself)."""
 from __future__ import annotations
 
+import numpy as np
+
 from fusion_opt.analysis.describe import describe_function
 from fusion_opt.ir import functions, ir, new_session
 
@@ -53,3 +55,43 @@ def relu_pad_conv_mlir(c: int, f: int, h: int, first_conv: bool = False) -> str:
 }}
 """
     return head + conv1 + rest
+
+
+def conv3x3_ref(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """3x3 stride-1 conv of NCHW `a` padded by 1 (float64)."""
+    p = np.pad(a.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    h = a.shape[2]
+    out = np.zeros((1, w.shape[0], h, h))
+    for i in range(3):
+        for j in range(3):
+            out[0] += np.einsum("fc,chw->fhw", w[:, :, i, j], p[0, :, i:i + h, j:j + h])
+    return out
+
+
+def matmul_pad_conv_mlir(f: int, c: int, h: int) -> str:
+    hw, p = h * h, h + 2
+    return f"""
+func.func @f(%x: tensor<{c}x{hw}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{f}xf32>, %w: tensor<{f}x{f}x3x3xf32>) -> tensor<1x{f}x{h}x{h}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<{f}x{hw}xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<{f}x{hw}xf32>) -> tensor<{f}x{hw}xf32>
+  %mm = linalg.matmul ins(%w1, %x : tensor<{f}x{c}xf32>, tensor<{c}x{hw}xf32>) outs(%f2 : tensor<{f}x{hw}xf32>) -> tensor<{f}x{hw}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>, affine_map<(a, b) -> (a, b)>],
+      iterator_types = ["parallel", "parallel"]}} ins(%mm, %b : tensor<{f}x{hw}xf32>, tensor<{f}xf32>) outs(%e2 : tensor<{f}x{hw}xf32>) {{
+  ^bb0(%a: f32, %bb: f32, %o: f32):
+    %s = arith.addf %a, %bb : f32
+    %m = arith.maximumf %s, %z : f32
+    linalg.yield %m : f32
+  }} -> tensor<{f}x{hw}xf32>
+  %ex = tensor.expand_shape %r [[0, 1], [2, 3]] output_shape [1, {f}, {h}, {h}] : tensor<{f}x{hw}xf32> into tensor<1x{f}x{h}x{h}xf32>
+  %p = tensor.pad %ex low[0, 0, 1, 1] high[0, 0, 1, 1] {{
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z : f32
+  }} : tensor<1x{f}x{h}x{h}xf32> to tensor<1x{f}x{p}x{p}xf32>
+  %e = tensor.empty() : tensor<1x{f}x{h}x{h}xf32>
+  %fo = linalg.fill ins(%z : f32) outs(%e : tensor<1x{f}x{h}x{h}xf32>) -> tensor<1x{f}x{h}x{h}xf32>
+  %c = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
+      ins(%p, %w : tensor<1x{f}x{p}x{p}xf32>, tensor<{f}x{f}x3x3xf32>) outs(%fo : tensor<1x{f}x{h}x{h}xf32>) -> tensor<1x{f}x{h}x{h}xf32>
+  return %c : tensor<1x{f}x{h}x{h}xf32>
+}}
+"""

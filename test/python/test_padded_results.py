@@ -10,53 +10,13 @@ import fusion_opt as fo
 from fusion_opt.backends.flow_ir import copy_dispatches
 from fusion_opt.transforms.padded_results import attach_units
 
-from ir_helpers import relu_pad_conv_mlir
+from ir_helpers import conv3x3_ref, matmul_pad_conv_mlir, relu_pad_conv_mlir
 
 
 def test_attach_units() -> None:
     assert attach_units(4, [1, 2, 3]) == [[0, 1], [2], [3]]             # a leading unit batch
     assert attach_units(4, [0, 1, 3]) == [[0], [1, 2], [3]]
     assert attach_units(3, [0, 1, 2]) == [[0], [1], [2]]
-
-
-def _conv_ref(a: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """3x3 stride-1 conv of NCHW `a` padded by 1 (float64)."""
-    p = np.pad(a.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
-    h = a.shape[2]
-    out = np.zeros((1, w.shape[0], h, h))
-    for i in range(3):
-        for j in range(3):
-            out[0] += np.einsum("fc,chw->fhw", w[:, :, i, j], p[0, :, i:i + h, j:j + h])
-    return out
-
-
-def _matmul_pad_conv(f: int, c: int, h: int) -> str:
-    hw, p = h * h, h + 2
-    return f"""
-func.func @f(%x: tensor<{c}x{hw}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{f}xf32>, %w: tensor<{f}x{f}x3x3xf32>) -> tensor<1x{f}x{h}x{h}xf32> {{
-  %z = arith.constant 0.0 : f32
-  %e2 = tensor.empty() : tensor<{f}x{hw}xf32>
-  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<{f}x{hw}xf32>) -> tensor<{f}x{hw}xf32>
-  %mm = linalg.matmul ins(%w1, %x : tensor<{f}x{c}xf32>, tensor<{c}x{hw}xf32>) outs(%f2 : tensor<{f}x{hw}xf32>) -> tensor<{f}x{hw}xf32>
-  %r = linalg.generic {{indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>, affine_map<(a, b) -> (a, b)>],
-      iterator_types = ["parallel", "parallel"]}} ins(%mm, %b : tensor<{f}x{hw}xf32>, tensor<{f}xf32>) outs(%e2 : tensor<{f}x{hw}xf32>) {{
-  ^bb0(%a: f32, %bb: f32, %o: f32):
-    %s = arith.addf %a, %bb : f32
-    %m = arith.maximumf %s, %z : f32
-    linalg.yield %m : f32
-  }} -> tensor<{f}x{hw}xf32>
-  %ex = tensor.expand_shape %r [[0, 1], [2, 3]] output_shape [1, {f}, {h}, {h}] : tensor<{f}x{hw}xf32> into tensor<1x{f}x{h}x{h}xf32>
-  %p = tensor.pad %ex low[0, 0, 1, 1] high[0, 0, 1, 1] {{
-  ^bb0(%i: index, %j: index, %k: index, %l: index):
-    tensor.yield %z : f32
-  }} : tensor<1x{f}x{h}x{h}xf32> to tensor<1x{f}x{p}x{p}xf32>
-  %e = tensor.empty() : tensor<1x{f}x{h}x{h}xf32>
-  %fo = linalg.fill ins(%z : f32) outs(%e : tensor<1x{f}x{h}x{h}xf32>) -> tensor<1x{f}x{h}x{h}xf32>
-  %c = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
-      ins(%p, %w : tensor<1x{f}x{p}x{p}xf32>, tensor<{f}x{f}x3x3xf32>) outs(%fo : tensor<1x{f}x{h}x{h}xf32>) -> tensor<1x{f}x{h}x{h}xf32>
-  return %c : tensor<1x{f}x{h}x{h}xf32>
-}}
-"""
 
 
 def test_matmul_result_split_into_rows_keeps_its_copy() -> None:
@@ -68,11 +28,11 @@ def test_matmul_result_split_into_rows_keeps_its_copy() -> None:
     w1 = (rng.standard_normal((f, c)) * 0.2).astype(np.float32)
     b = rng.standard_normal(f).astype(np.float32)
     w = (rng.standard_normal((f, f, 3, 3)) * 0.1).astype(np.float32)
-    text = _matmul_pad_conv(f, c, h)
+    text = matmul_pad_conv_mlir(f, c, h)
     ours = fo.compile_mlir(text, layout="nchw")  # the conv as written (channels-last, its pad moves with it)
     assert copy_dispatches(ours.artifact.sites) == 1, ours.report()
     a = np.maximum(w1.astype(np.float64) @ x + b[:, None], 0).reshape(1, f, h, h)
-    np.testing.assert_allclose(np.asarray(ours(x, w1, b, w)), _conv_ref(a, w), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(ours(x, w1, b, w)), conv3x3_ref(a, w), rtol=1e-4, atol=1e-4)
 
 
 RELU_PAD_CONV = relu_pad_conv_mlir(16, 16, 12)
@@ -88,6 +48,6 @@ def test_unit_batch_result_goes_through_a_buffer_without_the_unit_dim() -> None:
     kept = fo.compile_mlir(RELU_PAD_CONV, fusion="greedy", disable_patterns=["pad-conv"])
     assert m.dispatch_count == 2 and copy_dispatches(m.artifact.sites) == 0, m.report()
     assert copy_dispatches(kept.artifact.sites) == 1   # the copy this removes
-    ref = _conv_ref(np.maximum(x, 0), w)
+    ref = conv3x3_ref(np.maximum(x, 0), w)
     np.testing.assert_allclose(np.asarray(m(x, w)), ref, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(np.asarray(kept(x, w)), ref, rtol=1e-4, atol=1e-4)

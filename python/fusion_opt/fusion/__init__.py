@@ -25,11 +25,14 @@ class UnknownStrategyError(PlanError, ValueError):
 
 
 def plan(graph: DataflowGraph, strategy: str = DEFAULT_STRATEGY, target=None,
-         constraints: Constraints | None = None) -> FusionPlan:
+         constraints: Constraints | None = None, split_epilogues: bool = True) -> FusionPlan:
     """Plan one function with the named strategy; with a TargetDesc, every group is priced on it.
 
     "cost" (default): the search planner (fusion/search.py), never predicted slower than greedy with
-    its merges gated by the cost model; needs a target (host if None).
+    its merges gated by the cost model; needs a target (host if None). Its groups are then post-processed:
+    contraction epilogues whose result is padded for a conv are handed to IREE where the cost model says
+    so (`split_epilogues`, fusion/epilogue_split.py; part of pattern `pad-conv`), and groups better left to
+    IREE are handed back (fusion/handoff.py).
     `constraints`: pins, barriers and a merge cap (see fusion/constraints.py) the plan obeys.
     """
     from .costed import annotate
@@ -49,9 +52,13 @@ def plan(graph: DataflowGraph, strategy: str = DEFAULT_STRATEGY, target=None,
             from ..cost import get_target_desc
 
             target = get_target_desc("host")
+        from .epilogue_split import split_padded_epilogues
         from .handoff import hand_padded_groups_to_iree
 
-        return hand_padded_groups_to_iree(plan_search(graph, target, **kw), graph, constraints, target.data_tiling)
+        found = plan_search(graph, target, **kw)
+        if split_epilogues:
+            found = split_padded_epilogues(found, graph, target, constraints)
+        return hand_padded_groups_to_iree(found, graph, constraints, target.data_tiling)
     try:
         planner = STRATEGIES[strategy]
     except KeyError:

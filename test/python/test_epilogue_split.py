@@ -1,0 +1,127 @@
+"""A contraction's epilogue handed to IREE where its result is padded for a conv (fusion/epilogue_split.py):
+where the cost model splits it (the copy dispatch gone, the matmul left collapsible), where it keeps the
+group whole, that pins and `--disable-pattern=pad-conv` keep it whole, and that the compiled module
+still computes the padded conv (IREE against numpy)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusion_opt as fo
+from fusion_opt.backends.flow_ir import copy_dispatches
+from fusion_opt.cost.model import data_tileable
+from fusion_opt.fusion import plan as plan_with
+from fusion_opt.fusion.epilogue_split import epilogue, pad_of
+
+from ir_helpers import conv3x3_ref, describe_text, matmul_pad_conv_mlir
+
+
+def _channels_last(c: int, f: int, h: int, out_map: str = "(h, w, f)") -> str:
+    """A 1x1 conv read from NCHW, written channels-last (what the layout rewrite leaves between two
+    convs), bias + relu, padded straight into a channels-last 3x3 conv."""
+    p = h + 2
+    return f"""
+func.func @f(%x: tensor<{c}x{h}x{h}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{f}xf32>, %w: tensor<3x3x{f}x{f}xf32>) -> tensor<1x{h}x{h}x{f}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e3 = tensor.empty() : tensor<{h}x{h}x{f}xf32>
+  %f3 = linalg.fill ins(%z : f32) outs(%e3 : tensor<{h}x{h}x{f}xf32>) -> tensor<{h}x{h}x{f}xf32>
+  %mm = linalg.generic {{indexing_maps = [affine_map<(h, w, f, c) -> (c, h, w)>, affine_map<(h, w, f, c) -> (f, c)>,
+      affine_map<(h, w, f, c) -> {out_map}>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}}
+      ins(%x, %w1 : tensor<{c}x{h}x{h}xf32>, tensor<{f}x{c}xf32>) outs(%f3 : tensor<{h}x{h}x{f}xf32>) {{
+  ^bb0(%a: f32, %bb: f32, %o: f32):
+    %m = arith.mulf %a, %bb : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }} -> tensor<{h}x{h}x{f}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(h, w, f) -> (h, w, f)>, affine_map<(h, w, f) -> (f)>, affine_map<(h, w, f) -> (h, w, f)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}} ins(%mm, %b : tensor<{h}x{h}x{f}xf32>, tensor<{f}xf32>) outs(%e3 : tensor<{h}x{h}x{f}xf32>) {{
+  ^bb0(%a: f32, %bb: f32, %o: f32):
+    %s = arith.addf %a, %bb : f32
+    %m = arith.maximumf %s, %z : f32
+    linalg.yield %m : f32
+  }} -> tensor<{h}x{h}x{f}xf32>
+  %ex = tensor.expand_shape %r [[0, 1], [2], [3]] output_shape [1, {h}, {h}, {f}] : tensor<{h}x{h}x{f}xf32> into tensor<1x{h}x{h}x{f}xf32>
+  %p = tensor.pad %ex low[0, 1, 1, 0] high[0, 1, 1, 0] {{
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z : f32
+  }} : tensor<1x{h}x{h}x{f}xf32> to tensor<1x{p}x{p}x{f}xf32>
+  %e = tensor.empty() : tensor<1x{h}x{h}x{f}xf32>
+  %fo = linalg.fill ins(%z : f32) outs(%e : tensor<1x{h}x{h}x{f}xf32>) -> tensor<1x{h}x{h}x{f}xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
+      ins(%p, %w : tensor<1x{p}x{p}x{f}xf32>, tensor<3x3x{f}x{f}xf32>) outs(%fo : tensor<1x{h}x{h}x{f}xf32>) -> tensor<1x{h}x{h}x{f}xf32>
+  return %c : tensor<1x{h}x{h}x{f}xf32>
+}}
+"""
+
+
+def _notes(m: fo.CompiledModel) -> list[str]:
+    return [n for p in m.plans for n in p.notes if "(epilogue of group" in n]
+
+
+def _nchw_case(f: int, c: int, h: int):
+    rng = np.random.default_rng(f + h)
+    x = rng.standard_normal((c, h * h)).astype(np.float32)
+    w1 = (rng.standard_normal((f, c)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(f).astype(np.float32)
+    w = (rng.standard_normal((f, f, 3, 3)) * 0.1).astype(np.float32)
+    ref = conv3x3_ref(np.maximum(w1.astype(np.float64) @ x + b[:, None], 0).reshape(1, f, h, h), w)
+    return (x, w1, b, w), ref
+
+
+def test_collapsible_multi_dim_matmul_is_data_tileable() -> None:
+    """(H, W) x F x C with H, W adjacent in the input and the output: IREE collapses them, then data-tiles."""
+    graph = describe_text(_channels_last(8, 16, 6))[3]
+    assert data_tileable(next(op for op in graph.ops if op.kind.value == "contraction"))
+    swapped = describe_text(_channels_last(8, 16, 6, out_map="(w, h, f)"))[3]
+    assert not data_tileable(next(op for op in swapped.ops if op.kind.value == "contraction"))   # W, H in the output, H, W in the input: no single M loop
+
+
+def test_epilogue_and_pad_found_through_the_reshape() -> None:
+    graph = describe_text(matmul_pad_conv_mlir(32, 48, 16))[3]
+    mm = next(i for i, op in enumerate(graph.ops) if op.name == "linalg.matmul")
+    relu = graph.consumers(mm)[0]
+    pad, split = pad_of(graph, relu)
+    assert graph.ops[pad].name == "tensor.pad" and split       # [F, H*W] -> [1, F, H, W]: rows split
+    plan = plan_with(graph, "greedy")
+    g = next(g for g in plan.groups if mm in g.ops)
+    assert epilogue(graph, g) == (relu,)
+
+
+def test_split_removes_the_copy_dispatch() -> None:
+    """Rows of 16 (no masked tail): the epilogue's own dispatch is priced below the group's copy, so it goes
+    to IREE, which writes it into the padded buffer; no copy dispatch is left."""
+    args, ref = _nchw_case(32, 48, 16)
+    m = fo.compile_mlir(matmul_pad_conv_mlir(32, 48, 16), layout="nchw")
+    assert len(_notes(m)) == 1 and copy_dispatches(m.artifact.sites) == 0, m.report()
+    np.testing.assert_allclose(np.asarray(m(*args)), ref, rtol=1e-4, atol=1e-4)
+    kept = fo.compile_mlir(matmul_pad_conv_mlir(32, 48, 16), layout="nchw", disable_patterns=["pad-conv"])
+    assert not _notes(kept) and copy_dispatches(kept.artifact.sites) == 1
+    np.testing.assert_allclose(np.asarray(kept(*args)), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_pinned_group_stays_whole() -> None:
+    m = fo.compile_mlir(matmul_pad_conv_mlir(32, 48, 16), layout="nchw", fuse=[["linalg.matmul", "linalg.generic"]])
+    assert not _notes(m) and copy_dispatches(m.artifact.sites) == 1, m.report()
+
+
+def test_direct_pad_of_channels_last_matmul() -> None:
+    """The pad reads the epilogue directly (up to a unit dim): kept whole, IREE would store the matmul
+    into the padded buffer uncollapsed (DenseNet-121's 1x1 convs: 266 against 440 GFLOP/s); split, the
+    matmul stays ours and the epilogue is written in place."""
+    c, f, h = 64, 64, 28
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((c, h, h)).astype(np.float32)
+    w1 = (rng.standard_normal((f, c)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(f).astype(np.float32)
+    w = (rng.standard_normal((3, 3, f, f)) * 0.1).astype(np.float32)
+    m = fo.compile_mlir(_channels_last(c, f, h), layout="nchw")
+    assert len(_notes(m)) == 1 and copy_dispatches(m.artifact.sites) == 0, m.report()
+    a = np.maximum(np.einsum("chw,fc->hwf", x.astype(np.float64), w1) + b, 0)
+    ref = conv3x3_ref(a.transpose(2, 0, 1)[None], w.transpose(3, 2, 0, 1)).transpose(0, 2, 3, 1)
+    np.testing.assert_allclose(np.asarray(m(x, w1, b, w)), ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("fusion", ["greedy", "none"])
+def test_only_the_cost_planner_splits(fusion: str) -> None:
+    m = fo.compile_mlir(matmul_pad_conv_mlir(32, 48, 16), fusion=fusion, layout="nchw")
+    assert not _notes(m)
