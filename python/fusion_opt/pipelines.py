@@ -1,10 +1,12 @@
 """Named pipeline stages shared by the CLI and the API: describe -> plan -> write dispatch regions."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .analysis.describe import describe_function
 from .analysis.opdesc import DataflowGraph
+from .cost.targets import TargetDesc
 from .errors import InputError, PlanError
 from .fusion import DEFAULT_STRATEGY, STRATEGY_NAMES
 from .fusion import plan as make_plan
@@ -15,7 +17,8 @@ from .patterns import PATTERN_NAMES
 from .patterns import get as get_pattern
 from .patterns import hits as pattern_hits
 from .patterns.conv_bn import fold_conv_bn
-from .rewrites import attention, depthwise, im2col, pool_taps, siblings, winograd
+from .rewrites import attention, bmm_tiles, depthwise, im2col, pool_taps, siblings, winograd
+from .rewrites.bmm_tiles import attach_bmm_tiles
 from .rewrites.bias_epilogue import bias_to_epilogue
 from .rewrites.unit_batch import flatten_unit_batches
 from .rewrites.choice import Rewrite
@@ -26,14 +29,20 @@ from .transforms.padded_results import write_pads_into_regions
 
 # Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
 PLAIN_REWRITES = {"conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
-                  "bias-epilogue": bias_to_epilogue, "unit-batch-matmul": flatten_unit_batches}
+                  "bias-epilogue": bias_to_epilogue, "unit-batch-matmul": flatten_unit_batches,
+                  bmm_tiles.NAME: attach_bmm_tiles}
+CPU_ONLY = frozenset({bmm_tiles.NAME})  # llvm-cpu tile sizes: meaningless to the GPU pipelines
+ATTRIBUTE_ONLY = frozenset({bmm_tiles.NAME})  # sets an attribute: op indices stay valid
 # The user's layout choice (`layout="nhwc"`), run first, the order measured in docs/patterns.md. After
 # the plain rewrites instead, Conv-BN folds all of ResNet-50's 53 BatchNorms (36 when first: the
 # transposes sit between conv and BN), but ResNet-50 ran the same (0.99x) and DenseNet-121 1.03x slower.
 LAYOUT_REWRITE = "channels-last"
 # The rewrites the cost model chooses per site, in the order they run (after the plain ones).
-COST_REWRITES: dict[str, Rewrite] = {rw.name: rw for rw in (
-    winograd.REWRITE, im2col.REWRITE, depthwise.REWRITE, pool_taps.REWRITE, siblings.REWRITE, attention.REWRITE)}
+COST_REWRITES: dict[str, Callable[[TargetDesc], Rewrite]] = {
+    **{rw.name: (lambda target, rw=rw: rw) for rw in (
+        winograd.REWRITE, im2col.REWRITE, depthwise.REWRITE, pool_taps.REWRITE, siblings.REWRITE)},
+    attention.NAME: attention.rewrite,   # the op's CPU tile sizes depend on the target
+}
 
 FUSION_MODES = STRATEGY_NAMES
 DEFAULT_FUSION = DEFAULT_STRATEGY
@@ -91,7 +100,7 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         if fusion == "cost" and constraints.max_fusions is None:
             for name in (LAYOUT_REWRITE, *PLAIN_REWRITES, AUTO_NAME, *COST_REWRITES):
                 if name in off or (name == LAYOUT_REWRITE and control.layout != "nhwc") or \
-                        (name == AUTO_NAME and control.layout != "auto"):
+                        (name == AUTO_NAME and control.layout != "auto") or (name in CPU_ONLY and desc.kind != "cpu"):
                     continue
                 skip = set(constraints.barriers).union(*constraints.pins)
                 if name == LAYOUT_REWRITE:
@@ -101,9 +110,9 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                                     "transposes propagated until they cancel (rewrites/layout.py)")
                 elif name in PLAIN_REWRITES:
                     applied[name] = PLAIN_REWRITES[name](graph, ops, skip)
-                    changed = applied[name] > 0
+                    changed = applied[name] > 0 and name not in ATTRIBUTE_ONLY
                 else:
-                    rw = auto_rewrite(desc) if name == AUTO_NAME else COST_REWRITES[name]
+                    rw = auto_rewrite(desc) if name == AUTO_NAME else COST_REWRITES[name](desc)
                     outcome = run_rewrite(rw, graph, ops, desc, skip)
                     rewrites += outcome.notes
                     applied[name], changed = outcome.found, outcome.changed  # notes say which were taken
@@ -117,7 +126,7 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                     tags, barriers = read_marks(ops, graph)
                     constraints = control.resolve(graph, tags, barriers)
         opt_in = set() if control.layout == "auto" else {AUTO_NAME}  # layout=nchw/nhwc: no per-conv choice
-        found = pattern_hits(graph, off | set(applied) | opt_in)
+        found = pattern_hits(graph, off | set(applied) | opt_in | (CPU_ONLY if desc.kind != "cpu" else set()))
         barred = {i for p in PATTERN_NAMES if p in off and not get_pattern(p).rewrite
                   for hit in get_pattern(p).find(graph) for i in hit}
         if barred:  # a disabled grouping pattern: its ops stay apart, to measure what it buys

@@ -75,7 +75,8 @@ def test_the_decision_is_the_targets():
     host = attention.decide(graph, s, get_target_desc("host"))
     gpu = attention.decide(graph, s, get_target_desc("sm_80"))
     vulkan = attention.decide(graph, s, get_target_desc("vulkan"))
-    assert not host.take and host.after_s > 5 * host.before_s      # IREE's CPU attention code: ~20x slower
+    # on this CPU the op with our tiles ran 1.02-1.06x the split form at these shapes: kept split
+    assert not host.take and host.before_s < host.after_s < 1.3 * host.before_s
     assert gpu.take and ": attention op (predicted split" in gpu.note()
     assert not vulkan.take and vulkan.after_s == float("inf")      # SPIR-V codegen fails on the op
     desc = attention.attention_desc(graph, s)
@@ -84,7 +85,7 @@ def test_the_decision_is_the_targets():
 
 def _forced(text: str) -> str:
     sess, module, f, graph, ops = describe_text(text)
-    out = run(attention.REWRITE, graph, ops, get_target_desc("host"), force="rewrite")
+    out = run(attention.rewrite(get_target_desc("host")), graph, ops, get_target_desc("host"), force="rewrite")
     assert out.taken == 1 and "[forced rewrite]" in out.notes[0]
     f.verify()
     return str(module)
@@ -95,6 +96,8 @@ def test_fused_op_matches_the_split_chain_through_iree(scale):
     text = sdpa_mlir(b=2, m=32, d=16, k2=24, n=8, scale=scale)
     fused_text = _forced(text)
     assert "iree_linalg_ext.attention" in fused_text and "linalg.softmax" not in fused_text
+    # on a CPU target the op carries our tile sizes (IREE's own: one query row at a time, 7-11x slower)
+    assert "vector_common_parallel = [1, 8, 8, 0, 0], vector_reduction = [0, 0, 0, 0, 24]" in fused_text
     rng = np.random.default_rng(0)
     q, kt, v = (rng.standard_normal(s, dtype=np.float32) for s in ((2, 32, 16), (2, 16, 24), (2, 24, 8)))
     split, fused = fo.compile_mlir(text, fusion="none"), fo.compile_mlir(fused_text)
@@ -116,3 +119,15 @@ def test_transformer_attention_is_one_dispatch_on_a_gpu_target():
     graph = gpu.graphs[0]
     assert [graph.ops[g.root].name for g in gpu.plan.groups].count("iree_linalg_ext.attention") == 1
     assert not any(op.name == "linalg.softmax" for op in graph.ops)
+
+
+def test_cpu_attention_tiles():
+    """Rows per vector step keep the QK^T vector (rows x K1 x keys x 4 bytes) within 16 KB (IREE refuses
+    32 KB), at most 8; keys by 32; workgroups of up to 64 x 64 per batch."""
+    from fusion_opt.backends.lowering import cpu_attention_compilation_info
+
+    bert = cpu_attention_compilation_info((12, 128, 64, 64, 128))
+    assert ("distribution = [1, 64, 64, 0, 0], vector_common_parallel = [1, 2, 64, 0, 0], "
+            "vector_reduction = [0, 0, 0, 0, 32]") in bert
+    small = cpu_attention_compilation_info((16, 8, 16, 8))          # no batch loop, short rows
+    assert "vector_common_parallel = [8, 8, 0, 0], vector_reduction = [0, 0, 0, 8]" in small

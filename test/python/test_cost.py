@@ -1,6 +1,8 @@
 """Cost model on hand-written OpDescs (no compiler), target descriptions, and a ResNet-50 smoke check."""
 from __future__ import annotations
 
+import json
+
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -344,6 +346,25 @@ def test_host_description_is_measured_once_and_cached(tmp_path, monkeypatch):
     host_mod.store_calibration({"launch_s": 7e-6}, tmp_path)
     cal = host_mod.host_target(tmp_path)
     assert cal.launch_s == 7e-6 and cal.calibrated == ("launch_s",) and host_mod.MEASUREMENTS == before + 1
+
+
+def test_cached_host_keeps_measurements_not_constants(tmp_path, monkeypatch):
+    """A cache written by an older version: its measured rates are reused, its model constants are not
+    (they come from the code); a cache without measured rates (the former format) is measured again."""
+    monkeypatch.setattr(host_mod, "_MEMO", {})
+    first = host_mod.host_target(tmp_path)
+    path = next(tmp_path.glob("host-*.json"))
+    data = json.loads(path.read_text())
+    data["target"]["efficiency"] = {"attention.cpu": 0.01}
+    path.write_text(json.dumps(data))
+    host_mod._MEMO.clear()
+    before = host_mod.MEASUREMENTS
+    again = host_mod.host_target(tmp_path)
+    assert again == first and host_mod.MEASUREMENTS == before
+    path.write_text(json.dumps(data["target"]))   # the former format: a whole description
+    host_mod._MEMO.clear()
+    host_mod.host_target(tmp_path)
+    assert host_mod.MEASUREMENTS == before + 1 and "measured" in json.loads(path.read_text())
 
 
 

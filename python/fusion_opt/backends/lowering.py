@@ -148,6 +148,38 @@ def iree_bmm_compilation_info(m: int, n: int) -> str:
             "{enable_loop_peeling}>>")
 
 
+# IREE 3.13's llvm-cpu vector tiles for `iree_linalg_ext.attention` (KernelDispatch.cpp, setRootConfig
+# for AttentionOp) are one query row by 8 keys at a time, [1, 1, 16, 0, 0] + K2 by 8: the suite's 4 x 128
+# x 128 x 64 attention ran 1.4-2.1 ms, 7-11x its split form. With a few rows and 32 keys per step it ran
+# with the split form or faster (measured 2026-12-01, interleaved, this 2-core AVX-512 VM; time relative
+# to QK^T + softmax + PV as IREE forms them): 4x128x128x64 0.88, 12x128x128x64 1.01, 4x512x512x64 0.97,
+# 8x197x197x64 0.16 (the split form's 197-wide rows are masked). 8 rows x 8 keys: 1.07, 1.32, 2.42, 0.31.
+ATTENTION_KEYS = 32            # K2 per vector step
+ATTENTION_VECTOR_BYTES = 16384  # rows x K1 x keys x 4 bytes of the QK^T vector: IREE refuses 32 KB
+
+
+def cpu_attention_compilation_info(ranges: Sequence[int]) -> str:
+    """A `compilation_info` for an f32 attention over loops (batch?, M, N, K1, K2) on llvm-cpu: workgroups
+    of up to 64 rows x 64 columns per batch, vector tiles of as many rows as keep the QK^T vector
+    (rows x K1 x keys) within `ATTENTION_VECTOR_BYTES` (at most 8), N up to 64, K2 by `ATTENTION_KEYS`."""
+    *batch, m, n, k1, k2 = ranges
+    keys = min(k2, ATTENTION_KEYS)
+    rows = 1
+    while rows < 8 and rows * 2 <= m and rows * 2 * k1 * keys * 4 <= ATTENTION_VECTOR_BYTES:
+        rows *= 2
+    ones = [1] * len(batch)
+
+    def ints(v: Sequence[int]) -> str:
+        return "[" + ", ".join(map(str, v)) + "]"
+
+    dist = ints([*ones, min(m, 64), min(n, 64), 0, 0])
+    vec = ints([*ones, rows, min(n, 64), 0, 0])
+    red = ints([0] * len(batch) + [0, 0, 0, keys])
+    return ("#iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<"
+            f"distribution = {dist}, vector_common_parallel = {vec}, vector_reduction = {red}>, "
+            "translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<LinalgExtTileAndVectorize>>>")
+
+
 def contraction_config(function: str, group: int, op: OpDesc, target: TargetDesc) -> TileConfig | None:
     """CPU (DoubleTilingExpert). Workgroup tile: `matmul_tile` on the two innermost parallel loops
     (M, N; divisors of their ranges), 1 on batch loops, split until there is a workgroup per core.

@@ -208,7 +208,8 @@ HOST_DESC_ENV = "FUSION_OPT_HOST_DESC"
 
 
 def host_target(directory: Path | None = None, *, remeasure: bool = False) -> TargetDesc:
-    """This machine, measured once and cached (in memory and as `<dir>/host-<key>.json`), with the
+    """This machine, measured once and cached (in memory and as `<dir>/host-<key>.json`: the measured rates,
+    rebuilt into a description by this version's code on every load, plus that description to read), with the
     calibration stored next to it (not for the default cache when $FUSION_OPT_UNCALIBRATED=1), or the
     description $FUSION_OPT_HOST_DESC names (never calibrated, never measured)."""
     fixed = os.environ.get(HOST_DESC_ENV) if directory is None and not remeasure else None
@@ -227,14 +228,15 @@ def host_target(directory: Path | None = None, *, remeasure: bool = False) -> Ta
         return _MEMO[str(path)]
     t = None
     if path.exists() and not remeasure:
-        try:
-            t = from_json(json.loads(path.read_text()))
-        except (ValueError, TypeError, KeyError):
-            t = None  # stale format: measure again
+        try:  # only the measured rates are kept: the model's constants come from this version's code
+            t = build_host({k: float(v) for k, v in json.loads(path.read_text())["measured"].items()})
+        except (ValueError, TypeError, KeyError, AttributeError):
+            t = None  # stale format (a whole description, constants of an older version): measure again
     if t is None:
-        t = build_host(measure())
+        measured = measure()
+        t = build_host(measured)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(to_json(t), indent=2, sort_keys=True) + "\n")
+        path.write_text(json.dumps({"measured": measured, "target": to_json(t)}, indent=2, sort_keys=True) + "\n")
     cal = {} if skip_cal else {k: v for k, v in load_calibration(directory).items() if k != "provenance"}
     if cal:  # provenance: facts only, never applied
         t = with_calibration(t, cal)

@@ -47,6 +47,11 @@ def unit_batch_matmul(graph: DataflowGraph) -> Hits:
     return [(i,) for i in find(graph)]
 
 
+def bmm_tiles(graph: DataflowGraph) -> Hits:
+    from ..rewrites.bmm_tiles import find
+    return [(i,) for i in find(graph)]
+
+
 def conv_strategy(graph: DataflowGraph) -> Hits:
     from ..rewrites.im2col import find_convs
     return [(i,) for i, _ in find_convs(graph)]

@@ -1,0 +1,50 @@
+"""Batch matmuls IREE would tile scalar get its peeled register tile (rewrites/bmm_tiles.py): which
+shapes, that only CPU targets and enabled runs attach it, and that the compiled result is unchanged."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusion_opt as fo
+from fusion_opt.rewrites.bmm_tiles import scalar_tiled, widest_divisor
+
+
+def test_which_shapes_iree_tiles_scalar():
+    assert widest_divisor(197, 8) == 1 and widest_divisor(50, 8) == 5 and widest_divisor(128, 16) == 16
+    assert scalar_tiled(197, 197) and scalar_tiled(197, 64) and scalar_tiled(64, 394)   # 394 = 2 x 197
+    assert not scalar_tiled(128, 128) and not scalar_tiled(50, 50) and not scalar_tiled(77, 64)
+    assert not scalar_tiled(3, 3)             # shorter than a useful vector anyway
+
+
+def _bmm(b: int, m: int, k: int, n: int) -> str:
+    return f"""
+func.func @f(%a: tensor<{b}x{m}x{k}xf32>, %w: tensor<{b}x{k}x{n}xf32>) -> tensor<{b}x{m}x{n}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{b}x{m}x{n}xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<{b}x{m}x{n}xf32>) -> tensor<{b}x{m}x{n}xf32>
+  %s = linalg.batch_matmul ins(%a, %w : tensor<{b}x{m}x{k}xf32>, tensor<{b}x{k}x{n}xf32>) outs(%f : tensor<{b}x{m}x{n}xf32>) -> tensor<{b}x{m}x{n}xf32>
+  return %s : tensor<{b}x{m}x{n}xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("disable", [False, True])
+def test_prime_length_batch_matmul_computes_the_same(disable: bool):
+    b, m, k, n = 2, 37, 16, 41
+    text = _bmm(b, m, k, n)
+    mod = fo.compile_mlir(text, disable_patterns=["bmm-tiles"] if disable else [])
+    assert dict(mod.plan.patterns).get("bmm-tiles") == (None if disable else 1), mod.report()
+    rng = np.random.default_rng(1)
+    a, w = rng.standard_normal((b, m, k), dtype=np.float32), rng.standard_normal((b, k, n), dtype=np.float32)
+    np.testing.assert_allclose(np.asarray(mod(a, w)), a.astype(np.float64) @ w, rtol=1e-4, atol=1e-4)
+
+
+def test_gpu_targets_get_no_cpu_tiles():
+    from fusion_opt.ir import new_session
+    from fusion_opt.importers.mlir_import import parse_mlir
+    from fusion_opt.pipelines import plan_module
+
+    sess = new_session()
+    planned = plan_module(parse_mlir(_bmm(2, 37, 16, 41), sess.context), "cost", target="sm_80")
+    assert "bmm-tiles" not in dict(planned[0].plan.patterns)
+    assert "compilation_info" not in str(planned[0].func_op)
