@@ -27,7 +27,7 @@ _ID, _ROW = "(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0)"
 def _op(i: int, kind: OpKind, name: str, operands: tuple[int | None, ...], loops: tuple[int, ...],
         iters: tuple[str, ...], maps: tuple[str, ...], dims: tuple[tuple[int, ...], ...], out: tuple[int, ...],
         nin: int, flops: int) -> OpDesc:
-    shapes = tuple((R, C) if len(d) == 2 else (R,) for d in dims[:len(operands)])
+    shapes = tuple((R, C) if len(d) == 2 else (R,) if d else () for d in dims[:len(operands)])
     return OpDesc(i, name, f"rand.mlir:{i + 1}:3", kind, loops, iters, maps, dims, ("f32",) * (len(operands) + 1),
                   shapes, (out,), operands, nin, (), flops, 0, 0)
 

@@ -111,8 +111,12 @@ def constant_ops(g: DataflowGraph) -> frozenset[int]:
 
 
 def is_fill_like(op: OpDesc) -> bool:
-    """Light op with no tensor producer: a splat such as linalg.fill, free to rematerialize."""
-    return op.kind in LIGHT and all(p is None for p in op.operands) and op.flops == 0
+    """Light op with no tensor producer and no tensor input: a splat such as linalg.fill, free to
+    rematerialize. Not a transpose or broadcast of a constant tensor (a channels-last conv's filter):
+    that is data, which IREE's const-eval computes once (rule `constant`), not a splat to copy into
+    each consumer (DenseNet-121 ran its 30 filter transposes as dispatches on every call)."""
+    return (op.kind in LIGHT and all(p is None for p in op.operands) and op.flops == 0
+            and all(len(s) == 0 for s in op.operand_shapes[:op.num_dps_inputs]))
 
 
 def _downstream(g: IndexedGraph, src: int, members: frozenset[int]) -> set[int]:
