@@ -104,6 +104,11 @@ def test_pinned_group_stays_whole() -> None:
     assert not _notes(m) and copy_dispatches(m.artifact.sites) == 1, m.report()
 
 
+def test_nothing_is_split_while_bisecting() -> None:
+    m = fo.compile_mlir(matmul_pad_conv_mlir(32, 48, 16), layout="nchw", max_fusions=5)
+    assert not _notes(m), m.report()
+
+
 def test_direct_pad_of_channels_last_matmul() -> None:
     """The pad reads the epilogue directly (up to a unit dim): kept whole, IREE would store the matmul
     into the padded buffer uncollapsed (DenseNet-121's 1x1 convs: 266 against 440 GFLOP/s); split, the

@@ -68,26 +68,14 @@ def epilogue(graph: DataflowGraph, g: Group) -> tuple[int, ...]:
         tail.add(c)
         todo.extend(x for x in graph.consumers(c) if x in members)
     changed = True
-    while changed:  # producers inside the group that only feed the tail travel with it
-        changed = False
+    while changed:  # producers inside the group that only feed the tail travel with it (a bias broadcast;
+        changed = False  # nothing downstream of the root is left outside the tail in a convex group)
         for i in members - tail - {g.root}:
-            cs = [c for c in graph.consumers(i)]
-            if graph.ops[i].kind in _LIGHT and cs and all(c in tail for c in cs) and \
-                    g.root not in _upstream(graph, i, members):
+            cs = graph.consumers(i)
+            if graph.ops[i].kind in _LIGHT and cs and all(c in tail for c in cs):
                 tail.add(i)
                 changed = True
     return tuple(i for i in g.ops if i in tail)
-
-
-def _upstream(graph: DataflowGraph, i: int, members: set[int]) -> set[int]:
-    seen: set[int] = set()
-    todo = [p for p in graph.producers(i) if p in members]
-    while todo:
-        p = todo.pop()
-        if p not in seen:
-            seen.add(p)
-            todo.extend(x for x in graph.producers(p) if x in members)
-    return seen
 
 
 def whole_s(graph: DataflowGraph, g: Group, pads: list[int], split: bool, target: TargetDesc) -> float:
