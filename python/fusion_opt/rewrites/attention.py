@@ -220,5 +220,3 @@ def apply_for(target: TargetDesc):
 def rewrite(target: TargetDesc) -> Rewrite[Site]:
     return Rewrite(NAME, find, decide, apply_for(target))
 
-
-REWRITE = Rewrite(NAME, find, decide, apply)
