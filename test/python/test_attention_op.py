@@ -75,8 +75,9 @@ def test_the_decision_is_the_targets():
     host = attention.decide(graph, s, get_target_desc("host"))
     gpu = attention.decide(graph, s, get_target_desc("sm_80"))
     vulkan = attention.decide(graph, s, get_target_desc("vulkan"))
-    # on this CPU the op with our tiles ran 1.02-1.06x the split form at these shapes: kept split
-    assert not host.take and host.before_s < host.after_s < 1.3 * host.before_s
+    # on this CPU the op with our tiles ran 1.02-1.06x the split form at these shapes: kept split (the
+    # reference host's batch matmuls are priced 1.3x faster than the default's, hence the wide bound)
+    assert not host.take and host.before_s < host.after_s < 1.5 * host.before_s
     assert gpu.take and ": attention op (predicted split" in gpu.note()
     assert not vulkan.take and vulkan.after_s == float("inf")      # SPIR-V codegen fails on the op
     desc = attention.attention_desc(graph, s)
