@@ -69,7 +69,7 @@ def conv3x3_ref(a: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def matmul_pad_conv_mlir(f: int, c: int, h: int) -> str:
-    hw, p = h * h, h + 2
+    hw = h * h
     return f"""
 func.func @f(%x: tensor<{c}x{hw}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{f}xf32>, %w: tensor<{f}x{f}x3x3xf32>) -> tensor<1x{f}x{h}x{h}xf32> {{
   %z = arith.constant 0.0 : f32
@@ -84,14 +84,23 @@ func.func @f(%x: tensor<{c}x{hw}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{f}x
     linalg.yield %m : f32
   }} -> tensor<{f}x{hw}xf32>
   %ex = tensor.expand_shape %r [[0, 1], [2, 3]] output_shape [1, {f}, {h}, {h}] : tensor<{f}x{hw}xf32> into tensor<1x{f}x{h}x{h}xf32>
-  %p = tensor.pad %ex low[0, 0, 1, 1] high[0, 0, 1, 1] {{
+""" + pad_conv3x3_tail(f, h, nhwc=False) + "}\n"
+
+
+def pad_conv3x3_tail(f: int, h: int, nhwc: bool) -> str:
+    """`%ex` (a [1, f, h, h] or, `nhwc`, [1, h, h, f] activation) padded by 1 and convolved 3x3 by `%w`
+    into `%c`, returned: the end of the pad-into-conv test functions (needs `%z`, the 0.0 constant)."""
+    p = h + 2
+    act, padded = ((f"1x{h}x{h}x{f}", f"1x{p}x{p}x{f}") if nhwc else (f"1x{f}x{h}x{h}", f"1x{f}x{p}x{p}"))
+    low, conv, filt = (("0, 1, 1, 0", "conv_2d_nhwc_hwcf", f"3x3x{f}x{f}") if nhwc
+                       else ("0, 0, 1, 1", "conv_2d_nchw_fchw", f"{f}x{f}x3x3"))
+    return f"""  %p = tensor.pad %ex low[{low}] high[{low}] {{
   ^bb0(%i: index, %j: index, %k: index, %l: index):
     tensor.yield %z : f32
-  }} : tensor<1x{f}x{h}x{h}xf32> to tensor<1x{f}x{p}x{p}xf32>
-  %e = tensor.empty() : tensor<1x{f}x{h}x{h}xf32>
-  %fo = linalg.fill ins(%z : f32) outs(%e : tensor<1x{f}x{h}x{h}xf32>) -> tensor<1x{f}x{h}x{h}xf32>
-  %c = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
-      ins(%p, %w : tensor<1x{f}x{p}x{p}xf32>, tensor<{f}x{f}x3x3xf32>) outs(%fo : tensor<1x{f}x{h}x{h}xf32>) -> tensor<1x{f}x{h}x{h}xf32>
-  return %c : tensor<1x{f}x{h}x{h}xf32>
-}}
+  }} : tensor<{act}xf32> to tensor<{padded}xf32>
+  %e = tensor.empty() : tensor<{act}xf32>
+  %fo = linalg.fill ins(%z : f32) outs(%e : tensor<{act}xf32>) -> tensor<{act}xf32>
+  %c = linalg.{conv} {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
+      ins(%p, %w : tensor<{padded}xf32>, tensor<{filt}xf32>) outs(%fo : tensor<{act}xf32>) -> tensor<{act}xf32>
+  return %c : tensor<{act}xf32>
 """

@@ -13,13 +13,12 @@ from fusion_opt.cost.model import data_tileable
 from fusion_opt.fusion import plan as plan_with
 from fusion_opt.fusion.epilogue_split import epilogue, pad_of
 
-from ir_helpers import conv3x3_ref, describe_text, matmul_pad_conv_mlir
+from ir_helpers import conv3x3_ref, describe_text, matmul_pad_conv_mlir, pad_conv3x3_tail
 
 
 def _channels_last(c: int, f: int, h: int, out_map: str = "(h, w, f)") -> str:
     """A 1x1 conv read from NCHW, written channels-last (what the layout rewrite leaves between two
     convs), bias + relu, padded straight into a channels-last 3x3 conv."""
-    p = h + 2
     return f"""
 func.func @f(%x: tensor<{c}x{h}x{h}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{f}xf32>, %w: tensor<3x3x{f}x{f}xf32>) -> tensor<1x{h}x{h}x{f}xf32> {{
   %z = arith.constant 0.0 : f32
@@ -41,17 +40,7 @@ func.func @f(%x: tensor<{c}x{h}x{h}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{
     linalg.yield %m : f32
   }} -> tensor<{h}x{h}x{f}xf32>
   %ex = tensor.expand_shape %r [[0, 1], [2], [3]] output_shape [1, {h}, {h}, {f}] : tensor<{h}x{h}x{f}xf32> into tensor<1x{h}x{h}x{f}xf32>
-  %p = tensor.pad %ex low[0, 1, 1, 0] high[0, 1, 1, 0] {{
-  ^bb0(%i: index, %j: index, %k: index, %l: index):
-    tensor.yield %z : f32
-  }} : tensor<1x{h}x{h}x{f}xf32> to tensor<1x{p}x{p}x{f}xf32>
-  %e = tensor.empty() : tensor<1x{h}x{h}x{f}xf32>
-  %fo = linalg.fill ins(%z : f32) outs(%e : tensor<1x{h}x{h}x{f}xf32>) -> tensor<1x{h}x{h}x{f}xf32>
-  %c = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
-      ins(%p, %w : tensor<1x{p}x{p}x{f}xf32>, tensor<3x3x{f}x{f}xf32>) outs(%fo : tensor<1x{h}x{h}x{f}xf32>) -> tensor<1x{h}x{h}x{f}xf32>
-  return %c : tensor<1x{h}x{h}x{f}xf32>
-}}
-"""
+""" + pad_conv3x3_tail(f, h, nhwc=True) + "}\n"
 
 
 def _notes(m: fo.CompiledModel) -> list[str]:
