@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 import fusion_opt as fo
-from fusion_opt.rewrites.bmm_tiles import scalar_tiled, widest_divisor
+from fusion_opt.cost.tiling import divisor_at_most
+from fusion_opt.rewrites.bmm_tiles import scalar_tiled
 
 
 def test_which_shapes_iree_tiles_scalar():
-    assert widest_divisor(197, 8) == 1 and widest_divisor(50, 8) == 5 and widest_divisor(128, 16) == 16
+    assert divisor_at_most(197, 8) == 1 and divisor_at_most(50, 8) == 5 and divisor_at_most(128, 16) == 16
     assert scalar_tiled(197, 197) and scalar_tiled(197, 64) and scalar_tiled(64, 394)   # 394 = 2 x 197
     assert not scalar_tiled(128, 128) and not scalar_tiled(50, 50) and not scalar_tiled(77, 64)
     assert not scalar_tiled(3, 3)             # shorter than a useful vector anyway

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..analysis.opdesc import OpDesc, OpKind
+from ..cost.tiling import divisor_at_most, loops_collapse
 from ..errors import CompileError
 from ..ir import Session, ir
 
@@ -87,11 +88,6 @@ def _ints(xs: Sequence[int]) -> str:
     return "[" + ", ".join(str(x) for x in xs) + "]"
 
 
-def _divisor_at_most(n: int, cap: int, multiple: int = 1) -> int | None:
-    """Largest divisor of n not above cap that is a multiple of `multiple` (None if there is none)."""
-    return next((d for d in range(max(1, min(n, cap)), 0, -1) if n % d == 0 and d % multiple == 0), None)
-
-
 def _mnk(op: OpDesc) -> tuple[list[int], int, int, list[int]] | None:
     """(parallel loops, M loop, N loop, reduction loops) of a contraction, or None. None too when a
     loop has range 1: IREE folds unit loops away (FoldUnitExtentDims) before it configures dispatches,
@@ -105,22 +101,11 @@ def _mnk(op: OpDesc) -> tuple[list[int], int, int, list[int]] | None:
 
 
 def _collapsible(op: OpDesc) -> bool:
-    """Whether two adjacent parallel loops always appear together, in order, in every indexing map:
-    IREE's dispatch creation then collapses them into one loop, replacing the op (and dropping its
-    compilation_info): the 1x1 convolutions as (f, h, w, c) generics of SqueezeNet and ResNet-50."""
-    for i in range(len(op.iterator_types) - 1):
-        if op.iterator_types[i] != "parallel" or op.iterator_types[i + 1] != "parallel":
-            continue
-        ok = True
-        for dims in op.map_dims:
-            a = dims.index(i) if i in dims else None
-            b = dims.index(i + 1) if i + 1 in dims else None
-            if not ((a is None and b is None) or (a is not None and b == a + 1)):
-                ok = False
-                break
-        if ok:
-            return True
-    return False
+    """Whether two adjacent parallel loops collapse into one (`loops_collapse`): IREE's dispatch creation
+    then replaces the op (and drops its compilation_info): the 1x1 convolutions as (f, h, w, c)
+    generics of SqueezeNet and ResNet-50."""
+    its = op.iterator_types
+    return any(its[i] == its[i + 1] == "parallel" and loops_collapse(op, (i, i + 1)) for i in range(len(its) - 1))
 
 
 def iree_bmm_compilation_info(m: int, n: int) -> str:
@@ -193,17 +178,17 @@ def contraction_config(function: str, group: int, op: OpDesc, target: TargetDesc
     dist = [0] * len(ranges)
     for d in par:
         dist[d] = 1
-    dist[m] = _divisor_at_most(ranges[m], target.matmul_tile)
-    dist[n] = _divisor_at_most(ranges[n], target.matmul_tile)
+    dist[m] = divisor_at_most(ranges[m], target.matmul_tile)
+    dist[n] = divisor_at_most(ranges[n], target.matmul_tile)
     for d in (m, n):  # a workgroup per core where the space allows
         while _groups(ranges, dist) < target.cores and dist[d] > 1:
-            dist[d] = _divisor_at_most(ranges[d], dist[d] - 1)
+            dist[d] = divisor_at_most(ranges[d], dist[d] - 1)
     lanes = target.lanes_f32
     vec = [0] * len(ranges)
     for d in par:
         vec[d] = 1
-    vec[m] = _divisor_at_most(dist[m], min(8, max(1, target.registers // 2)))
-    vec[n] = _divisor_at_most(dist[n], lanes)
+    vec[m] = divisor_at_most(dist[m], min(8, max(1, target.registers // 2)))
+    vec[n] = divisor_at_most(dist[n], lanes)
     red = [1 if it == "reduction" else 0 for it in op.iterator_types]
     return TileConfig(function, group, op.index, op.loc, tuple(dist), tuple(vec), tuple(red),
                       reason=f"matmul_tile {target.matmul_tile}, {target.cores} cores, {lanes} f32 lanes")
@@ -230,18 +215,18 @@ def conv_config(function: str, group: int, op: OpDesc, target: TargetDesc) -> Ti
     r = {k: op.loop_ranges[d] for k, d in loops.items()}
     lanes, rows = target.lanes_f32, min(8, max(1, target.registers // 2))
     nchw = loops["f"] == 1
-    vec_f = _divisor_at_most(r["f"], rows if nchw else lanes)
-    vec_ow = _divisor_at_most(r["ow"], lanes if nchw else rows)
-    vec_c = _divisor_at_most(r["c"], 8)
-    wg_f = _divisor_at_most(r["f"], target.matmul_tile, vec_f)
+    vec_f = divisor_at_most(r["f"], rows if nchw else lanes)
+    vec_ow = divisor_at_most(r["ow"], lanes if nchw else rows)
+    vec_c = divisor_at_most(r["c"], 8)
+    wg_f = divisor_at_most(r["f"], target.matmul_tile, vec_f)
     if wg_f is None:
         return None
-    wg_oh = _divisor_at_most(r["oh"], max(1, target.matmul_tile ** 2 // (wg_f * r["ow"])))
+    wg_oh = divisor_at_most(r["oh"], max(1, target.matmul_tile ** 2 // (wg_f * r["ow"])))
     dist = {"n": 0 if r["n"] == 1 else 1, "f": wg_f, "oh": wg_oh, "ow": r["ow"], "c": 0, "kh": 0, "kw": 0}
     ranges = [r[k] for k in loops]
     for key, step in (("oh", 1), ("f", vec_f)):  # a workgroup per core where the space allows
         while _groups(ranges, [dist[k] for k in loops]) < target.cores and dist[key] > step:
-            dist[key] = _divisor_at_most(r[key], dist[key] - 1, step)
+            dist[key] = divisor_at_most(r[key], dist[key] - 1, step)
     vec = {"n": 1, "f": vec_f, "oh": 1, "ow": vec_ow, "c": 0, "kh": 0, "kw": 0}
     red = {"n": 0, "f": 0, "oh": 0, "ow": 0, "c": vec_c, "kh": 1, "kw": 1}
     order = sorted(loops, key=loops.get)
@@ -264,9 +249,9 @@ def gpu_contraction_config(function: str, group: int, op: OpDesc, target: Target
     ranges = op.loop_ranges
     vec_n = max(1, target.vector_bits // 32)
     caps = (16, 64, 16) if backend == "cuda" else (32, 32, 16)
-    wm = _divisor_at_most(ranges[m], caps[0])
-    wn = _divisor_at_most(ranges[n], caps[1], vec_n)
-    k = _divisor_at_most(ranges[red[-1]], caps[2], 4)
+    wm = divisor_at_most(ranges[m], caps[0])
+    wn = divisor_at_most(ranges[n], caps[1], vec_n)
+    k = divisor_at_most(ranges[red[-1]], caps[2], 4)
     if None in (wm, wn, k) or (backend == "spirv" and (wm, wn) != (32, 32)):
         return None
     dist, thread, kstep = [0] * len(ranges), [0] * len(ranges), [0] * len(ranges)

@@ -51,7 +51,7 @@ from ..analysis.classify import (ATTENTION_OP, DIM, WINOGRAD_FLOPS_PER_TILE, WIN
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from .group import GroupView, TensorRef, distribution, elem_bytes, group_view, view_of_ops
 from .targets import TargetDesc
-from .tiling import any_strided, conv2d_tiles, conv_vector_fit, masked, strided, vector_dim
+from .tiling import any_strided, conv2d_tiles, conv_vector_fit, divisor_at_most, loops_collapse, masked, strided, vector_dim
 
 MATRIX = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION})
 _ROOT_ORDER = (OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.REDUCTION, OpKind.PAD, OpKind.OPAQUE)
@@ -128,7 +128,7 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
     disguise) or `convolution`; other convs: `convolution.depthwise` (no channel reduction) or
     `convolution.generic` (grouped: IREE's default tiling). On GPUs only 1x1/depthwise are told apart.
     `reduction.window` is pooling; IREE's fused attention op is `attention` (`attention.cpu` on a CPU,
-    where IREE 3.13 runs it ~20x slower than its split form); IREE's Winograd transforms are
+    with the attention-op rewrite's own tile sizes); IREE's Winograd transforms are
     `winograd` (`winograd.cpu`; `winograd.cpu.output` for the output transform; `winograd.cpu.few`: an input transform over at most 2 tiles along a
     dim, i.e. an image of at most 12, which IREE 3.13 ran 8x slower per tile: DenseNet's 128-channel
     7x7 ones 118 us for 2x2 tiles against 37 us for 3x3 tiles of its 14x14 ones). On a CPU, `contraction.strided`: an input read with a stride (a
@@ -180,30 +180,15 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
 
 def data_tileable(op: OpDesc) -> bool:
     """A plain matmul for IREE's data tiling: a 2-input contraction with one M loop (read by the first
-    input only; or several that collapse into one, `_collapsible`), one N loop (second input only: a 1x1
+    input only; or several that IREE collapses into one in a region of ours, `tiling.loops_collapse`: a
+    channels-last 1x1 conv read from NCHW, (H, W) x F x C, 3136x128xK ran at 440 GFLOP/s data-tiled, where
+    IREE storing it into a padded buffer left it uncollapsed at 266), one N loop (second input only: a 1x1
     conv as F x (H, W) x C, two N loops, ran at 28-43 GFLOP/s with data tiling on), one K loop and no
     batch loop, reading no input with a stride. Measured here: such matmuls run as mmt4d 3x faster; attention's batch matmuls ran the same
     with and without data tiling (0.77 vs 0.84 ms for 6) and only added 6 packing dispatches."""
     dims = matmul_dims(op)
     return dims is not None and len(dims[0]) == 0 and len(dims[2]) == len(dims[3]) == 1 and \
-        (len(dims[1]) == 1 or _collapsible(op, dims[1]))
-
-
-def _collapsible(op: OpDesc, dims: list[int]) -> bool:
-    """Whether loops `dims` are one contiguous run, in one order, in every operand that reads them: IREE
-    collapses them into one before data tiling a matmul in a region of ours (a channels-last 1x1 conv
-    read from NCHW, `(H, W) x F x C`: 3136x128xK ran at 440 GFLOP/s data-tiled). Not in a dispatch IREE
-    forms around a store into a padded buffer: rows there are not contiguous (same conv, 266 GFLOP/s)."""
-    order = None
-    for m in op.map_dims:
-        where = [k for k, d in enumerate(m) if d in dims]
-        if not where:
-            continue
-        seq = tuple(m[k] for k in where)
-        if len(seq) != len(dims) or where[-1] - where[0] != len(where) - 1 or order not in (None, seq):
-            return False
-        order = seq
-    return True
+        (len(dims[1]) == 1 or loops_collapse(op, dims[1]))
 
 
 def matmul_dims(op: OpDesc) -> tuple[list[int], list[int], list[int], list[int]] | None:
@@ -276,7 +261,7 @@ def vector_utilisation(op: OpDesc, t: TargetDesc | None = None) -> float:
     positions = channels_last_positions(op)
     if positions is not None:
         row = op.loop_ranges[op.map_dims[-1][-2]]
-        tile = max(k for k in range(1, NHWC_ROW_TILE + 1) if row % k == 0)
+        tile = divisor_at_most(row, NHWC_ROW_TILE)
         return tile / NHWC_ROW_TILE * min(1.0, (positions / NHWC_FULL_POSITIONS) ** NHWC_POSITION_EXPONENT)
     fit = conv_vector_fit(op, *cpu)
     return fit[1] if fit is not None and not fit[0] else 1.0

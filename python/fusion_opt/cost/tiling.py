@@ -39,6 +39,26 @@ FMA_CHAINS = 8          # independent accumulators that keep x86 FMA pipes busy 
 _SCALED = re.compile(r"\bd(\d+)\s*\*\s*(\d+)")
 
 
+def divisor_at_most(n: int, cap: int, multiple: int = 1) -> int | None:
+    """Largest divisor of n not above cap that is a multiple of `multiple` (None if there is none): how
+    IREE's CPU heuristics shrink a tile to divide its loop."""
+    return next((d for d in range(max(1, min(n, cap)), 0, -1) if n % d == 0 and d % multiple == 0), None)
+
+
+def loops_collapse(op: OpDesc, dims: Sequence[int]) -> bool:
+    """Whether the consecutive loops `dims` appear together, in order, in every indexing map that reads
+    them: IREE's dispatch creation then collapses them into one loop (a channels-last 1x1 conv's (H, W),
+    a (f, h, w, c) conv generic's (h, w))."""
+    dims = list(dims)
+    if not dims or dims != list(range(dims[0], dims[0] + len(dims))):
+        return False
+    for m in op.map_dims:
+        where = [k for k, d in enumerate(m) if d in dims]
+        if where and ([m[k] for k in where] != dims or where != list(range(where[0], where[0] + len(dims)))):
+            return False
+    return True
+
+
 def _dims(expr: str) -> set[int]:
     return {int(d) for d in DIM.findall(expr)}
 

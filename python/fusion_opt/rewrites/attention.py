@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ..analysis.classify import ATTENTION_OP, NAMED_MATMUL_DIMS, attention_flops
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from ..backends.lowering import cpu_attention_compilation_info
 from ..cost.group import elem_bytes
 from ..cost.model import estimate
 from ..cost.targets import TargetDesc
@@ -207,8 +208,6 @@ def apply(graph: DataflowGraph, ops: Sequence[ir.Operation], s: Site) -> ir.Oper
 def apply_for(target: TargetDesc):
     """`apply`, then on a CPU target the op's tile sizes (backends/lowering.py: IREE's own ran 7-11x slower)."""
     def go(graph: DataflowGraph, ops: Sequence[ir.Operation], s: Site) -> None:
-        from ..backends.lowering import cpu_attention_compilation_info
-
         att = apply(graph, ops, s)
         if target.kind == "cpu":
             ranges = attention_desc(graph, s).loop_ranges

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from ..analysis.classify import NAMED_MATMUL_DIMS
 from ..analysis.opdesc import DataflowGraph
 from ..backends.lowering import iree_bmm_compilation_info
+from ..cost.tiling import divisor_at_most
 from ..ir import ir
 
 NAME = "bmm-tiles"
@@ -24,14 +25,10 @@ MIN_VECTOR = 4  # a divisor this wide (or wider) up to the vector width: IREE's 
 ROW_TILE, COL_TILE = 8, 16  # IREE's f32 register tile bounds on x86 (rows of M, lanes of N)
 
 
-def widest_divisor(n: int, cap: int) -> int:
-    return max(d for d in range(1, min(n, cap) + 1) if n % d == 0)
-
-
 def scalar_tiled(m: int, n: int) -> bool:
     """Whether IREE's heuristic would give M or N a vector tile narrower than `MIN_VECTOR` (that dim
     itself being longer than that)."""
-    return any(size > MIN_VECTOR and widest_divisor(size, cap) < MIN_VECTOR
+    return any(size > MIN_VECTOR and divisor_at_most(size, cap) < MIN_VECTOR
                for size, cap in ((m, ROW_TILE), (n, COL_TILE)))
 
 
@@ -51,7 +48,7 @@ def attach_bmm_tiles(graph: DataflowGraph, ops: Sequence[ir.Operation], skip: se
         op = ops[i]
         if "compilation_info" in op.attributes:
             continue
-        _, m, n = ir.RankedTensorType(op.results[0].type).shape
+        _, m, n, _ = graph.ops[i].loop_ranges
         with op.context:
             op.attributes["compilation_info"] = ir.Attribute.parse(iree_bmm_compilation_info(m, n))
         done += 1

@@ -32,8 +32,9 @@ from . import im2col, winograd
 from .choice import Choice, Rewrite
 
 LAYOUTS = ("nchw", "nhwc", "auto")
-PIPELINE = ("func.func(iree-preprocessing-convert-conv-to-channels-last,"
-            "iree-global-opt-propagate-linalg-transpose,canonicalize,cse)")
+_PROPAGATION = "iree-global-opt-propagate-linalg-transpose,canonicalize,cse"
+PIPELINE = f"func.func(iree-preprocessing-convert-conv-to-channels-last,{_PROPAGATION})"
+PROPAGATE = f"func.func({_PROPAGATION})"
 
 
 def channels_first(op: OpDesc) -> bool:
@@ -57,11 +58,16 @@ def to_channels_last(func_op: ir.Operation, graph: DataflowGraph) -> int:
     n = nchw_convs(graph)
     if n == 0:
         return 0
-    try:
-        PassManager.parse(PIPELINE, func_op.context).run(func_op)
-    except ir.MLIRError as e:
-        raise PlanError(f"internal error: the channels-last conversion failed: {' '.join(str(e).split())}") from None
+    _run(PIPELINE, func_op, "the channels-last conversion")
     return n - nchw_convs(describe_function(func_op, "-")[0])
+
+
+def _run(pipeline: str, fn: ir.Operation, what: str) -> None:
+    """Run an IREE pass pipeline on `fn` in place; a failure is our bug, reported as one line."""
+    try:
+        PassManager.parse(pipeline, fn.context).run(fn)
+    except ir.MLIRError as e:
+        raise PlanError(f"internal error: {what} failed: {' '.join(str(e).split())}") from None
 
 
 # ---- per conv (`layout="auto"`): the cost model chooses each conv's layout -----------------------
@@ -71,7 +77,6 @@ AUTO_NAME = "conv-layout"
 # fitted on 12 convs and off by up to a third on some (ZFNet's 5x5/2 at 25x25: 184 GFLOP/s measured, 276
 # predicted; taken at a predicted 1% gain, the model ran 1.07x slower)
 MARGIN = 0.85
-PROPAGATE = "func.func(iree-global-opt-propagate-linalg-transpose,canonicalize,cse)"
 
 
 @dataclass(frozen=True)
@@ -315,10 +320,7 @@ def _repad(pad: ir.Operation, src: ir.Value, perm: Sequence[int]) -> ir.Value:
 def propagate(fn: ir.Operation) -> None:
     """IREE's transpose propagation, then canonicalize + cse: transposes move through elementwise ops,
     pads and pools until a pair meets and cancels."""
-    try:
-        PassManager.parse(PROPAGATE, fn.context).run(fn)
-    except ir.MLIRError as e:
-        raise PlanError(f"internal error: transpose propagation failed: {' '.join(str(e).split())}") from None
+    _run(PROPAGATE, fn, "transpose propagation")
 
 
 def auto_rewrite(target: TargetDesc) -> Rewrite:

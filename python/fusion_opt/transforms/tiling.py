@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, describe
+from ..cost.tiling import divisor_at_most
 from ..errors import PlanError
 from ..fusion.plan import FusionPlan, Group
 
@@ -118,10 +119,7 @@ def _elem_bytes(op: OpDesc) -> int:
 
 def _divisor_at_most(n: int, cap: int, multiple: int = 1) -> int:
     """Largest divisor of n not above cap, preferring multiples of `multiple` (vector lanes)."""
-    cap = max(1, min(n, cap))
-    divs = [d for d in range(cap, 0, -1) if n % d == 0]
-    aligned = [d for d in divs if d % multiple == 0]
-    return (aligned or divs)[0]
+    return divisor_at_most(n, cap, multiple) or divisor_at_most(n, cap)  # type: ignore[return-value]
 
 
 def choose_tile_sizes(graph: DataflowGraph, sink: int, fused: set[int],
