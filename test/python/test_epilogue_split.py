@@ -88,15 +88,26 @@ def test_split_removes_the_copy_dispatch() -> None:
     np.testing.assert_allclose(np.asarray(kept(*args)), ref, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("h", [14, 7])
-def test_masked_rows_split_too(h: int) -> None:
-    """Rows of 14 or 7 (the collapsed [F, H*W] epilogue would run masked tiles): IREE vectorizes the
-    in-place epilogue along the image row, so it is priced as the copy it replaces and split; no copy
-    dispatch is left (ResNet-50's 14x14 and 7x7 stages: 8 copies before)."""
-    args, ref = _nchw_case(32, 48, h)
-    m = fo.compile_mlir(matmul_pad_conv_mlir(32, 48, h), layout="nchw")
+def test_masked_rows_split_too() -> None:
+    """Rows of 14 (the collapsed [F, 196] epilogue would run masked tiles): IREE vectorizes the in-place
+    epilogue along the image row, so it is priced as the copy it replaces and split; no copy dispatch is
+    left (ResNet-50's 14x14 stage: 6 copies before)."""
+    args, ref = _nchw_case(32, 48, 14)
+    m = fo.compile_mlir(matmul_pad_conv_mlir(32, 48, 14), layout="nchw")
     assert len(_notes(m)) == 1 and copy_dispatches(m.artifact.sites) == 0, m.report()
     np.testing.assert_allclose(np.asarray(m(*args)), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_one_tile_image_stays_whole() -> None:
+    """A 7x7 image is one tile: the whole group is stored through the reshape into the padded buffer
+    (transforms/padded_results.py), which the model prices below matmul + epilogue as two dispatches; no
+    split, no copy, one dispatch fewer than the split."""
+    args, ref = _nchw_case(32, 48, 7)
+    m = fo.compile_mlir(matmul_pad_conv_mlir(32, 48, 7), layout="nchw")
+    assert not _notes(m) and copy_dispatches(m.artifact.sites) == 0, m.report()
+    np.testing.assert_allclose(np.asarray(m(*args)), ref, rtol=1e-4, atol=1e-4)
+    kept = fo.compile_mlir(matmul_pad_conv_mlir(32, 48, 7), layout="nchw", disable_patterns=["pad-conv"])
+    assert copy_dispatches(kept.artifact.sites) == 1 and kept.dispatch_count == m.dispatch_count + 1
 
 
 def test_pinned_group_stays_whole() -> None:

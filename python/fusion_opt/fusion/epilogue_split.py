@@ -28,6 +28,7 @@ from dataclasses import replace
 
 from ..analysis.opdesc import DataflowGraph, OpKind
 from ..cost.model import estimate, is_free
+from ..cost.tiling import image_in_one_tile
 from ..cost.targets import TargetDesc
 from .constraints import Constraints
 from .plan import Decision, FusionPlan, Group, fmt_time
@@ -85,6 +86,15 @@ def epilogue(graph: DataflowGraph, g: Group) -> tuple[int, ...]:
     return tuple(i for i in g.ops if i in tail)
 
 
+def stored_through_reshape(graph: DataflowGraph, g: Group, pad: int) -> bool:
+    """Whether transforms/padded_results.py will store `g`'s result through the reshape into `pad`'s buffer
+    (a whole image in one tile, `tiling.image_in_one_tile`): no copy, the matmul still data-tiled."""
+    src = graph.ops[pad].operand_shapes[0] if graph.ops[pad].operand_shapes else ()
+    outs = [graph.ops[i].result_shapes[0] for i in g.ops
+            if graph.ops[i].result_shapes and pad_of(graph, i) is not None and pad_of(graph, i)[0] == pad]
+    return len(outs) == 1 and image_in_one_tile(outs[0], src)
+
+
 def copies_s(graph: DataflowGraph, pads: list[int], target: TargetDesc) -> float:
     """The pads as IREE's copy dispatches into their buffers (one each)."""
     return sum(estimate([graph.ops[p]], target).time_s for p in pads)
@@ -97,7 +107,8 @@ def whole_s(graph: DataflowGraph, g: Group, pads: list[int], split: bool, target
     without data tiling."""
     ops = [graph.ops[i] for i in g.ops]
     if split:
-        return estimate(ops, target).time_s + copies_s(graph, pads, target)
+        copied = [p for p in pads if not stored_through_reshape(graph, g, p)]
+        return estimate(ops, target).time_s + copies_s(graph, copied, target)
     return estimate(ops, replace(target, data_tiling=False) if target.data_tiling else target).time_s
 
 

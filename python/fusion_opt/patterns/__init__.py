@@ -77,7 +77,8 @@ PATTERNS: tuple[Pattern, ...] = (
             "of a round trip to memory each", "one group with its conv/matmul (rule root-space)", match.conv_epilogue),
     Pattern("pad-conv", "a conv's zero padding as a separate copy costs a dispatch and a full read/write",
             "the producer writes straight into the padded buffer: IREE's own (handoff `padded`) or a region of "
-            "ours whose result has the padded layout, ending with an insert into it (transforms/padded_results.py); a "
+            "ours whose result has the padded layout (or is a whole 7x7 image to split into rows), ending with an insert "
+            "into it (transforms/padded_results.py); a "
             "matmul's epilogue handed to IREE to be written in place where the cost model says so (the matmul stays "
             "collapsible, no copy: fusion/epilogue_split.py; DenseNet-121 0.91x)", match.pad_conv),
     Pattern("linear-gelu", "GELU (erf or tanh form) after a matmul: a transcendental epilogue that is free when "

@@ -9,14 +9,16 @@ pad is rewritten here, after the regions are written: `fill(pad value)` outside 
 insert inside it.
 
 Where it applies (measured, 2026-11-30, this 2-core AVX-512 VM):
-- Only where the region's own result already has the padded value's layout (up to unit dims): the
-  stored tile is then a box of the producer's own tiles. A 1x1 conv's matmul result `[F, H*W]` would
-  need an `expand_shape` to `[F, H, W]` before the insert; that form computes the right values, but
+- Where the region's own result already has the padded value's layout (up to unit dims): the
+  stored tile is then a box of the producer's own tiles. A 1x1 conv's matmul result `[F, H*W]`
+  needs an `expand_shape` to `[F, H, W]` before the insert; that form computes the right values, but
   the matmul dispatches (data-tiled, their tiles running across image rows) store into the padded
   buffer so much slower that the models lose more than the copies cost: per-dispatch profile of
   ResNet-50, copies -220 us, its matmuls +500 us; paired, ResNet-50 1.02x, Inception-v2 1.02x,
-  DenseNet-121 1.04x and ShuffleNet 1.17x slower (its small-K batch matmuls: 34 -> 104 us). Those
-  pads stay copies.
+  DenseNet-121 1.04x and ShuffleNet 1.17x slower (its small-K batch matmuls: 34 -> 104 us). So the
+  expanded form is written only where the whole image is one tile (`tiling.image_in_one_tile`: the
+  7x7 stages, 38.3 us against 36.8 + 1.1 us for matmul and copy, one dispatch less); elsewhere the
+  epilogue is split off instead (fusion/epilogue_split.py) or the pad stays a copy.
 - Unit dims the pad leaves alone are dropped from the buffer (and from the stored value; put back by
   a reshape outside the region): inserting a 4-D result with a unit batch into a 4-D buffer computes
   wrong values in IREE 3.13 (max error 8.6 on a relu + pad + conv test, test_padded_results.py),
@@ -24,6 +26,7 @@ Where it applies (measured, 2026-11-30, this 2-core AVX-512 VM):
 """
 from __future__ import annotations
 
+from ..cost.tiling import image_in_one_tile
 from ..ir import arith, block_ops, defining_op, ir, linalg, tensor
 from .dispatch_regions import unwrap_region, wrap_group
 
@@ -96,8 +99,11 @@ def _rewrite(pad: ir.Operation) -> bool:
     if not src_keep or any(dst[j] == 1 for j in keep):
         return False
     src_nu, dst_nu = tuple(src[j] for j in src_keep), tuple(dst[j] for j in keep)
+    expand = None
     if src_nu != dst_nu:  # the producer's layout differs from the padded one (see the module docstring)
-        return False
+        if not image_in_one_tile(src_nu, dst_nu):
+            return False
+        expand = [[j] for j in range(len(src_nu) - 1)] + [list(range(len(src_nu) - 1, len(dst_nu)))]
     loc = region.location
     *members, ret = block_ops(region)
     inner = ret.operands[k]
@@ -113,6 +119,10 @@ def _rewrite(pad: ir.Operation) -> bool:
         if src_nu != src:
             op = tensor.CollapseShapeOp(ir.RankedTensorType.get(list(src_nu), elt), val,
                                         attach_units(len(src), src_keep))
+            added.append(op.operation)
+            val = op.result
+        if expand is not None:  # [F, H*W] -> [F, H, W]: a whole image, one tile (tiling.image_in_one_tile)
+            op = tensor.ExpandShapeOp(ir.RankedTensorType.get(list(dst_nu), elt), val, expand, [], list(dst_nu))
             added.append(op.operation)
             val = op.result
         ins = tensor.InsertSliceOp(val, dest, [], [], [], [low[j] for j in keep], list(dst_nu), [1] * len(keep))

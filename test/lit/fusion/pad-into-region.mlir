@@ -2,7 +2,8 @@
 // already has the padded value's layout: a fill of the padded buffer outside the region, an insert at
 // the pad's offsets inside it (IREE stores the tile in place: no copy dispatch). Unit dims the pad
 // leaves alone are dropped from the buffer and put back outside. A matmul result that must be split
-// into rows first keeps its pad (measured slower in place, transforms/padded_results.py).
+// into rows first is stored through the reshape only where the image is one tile (7x7, 8x8), else
+// keeps its pad (measured slower in place, transforms/padded_results.py).
 // RUN: fusion-opt %s --split-input-file --fusion=greedy --emit=regions | filecheck %s
 // RUN: fusion-opt %s --split-input-file --fusion=greedy --emit=regions --disable-pattern=pad-conv | filecheck %s --check-prefix=OFF
 
@@ -80,11 +81,15 @@ func.func @relu_pad_pool(%x: tensor<16x8x8xf32>) -> tensor<16x4x4xf32> {
 
 // -----
 
-// A 1x1 conv's matmul result reaches its pad through an expand_shape that splits H*W into rows: the
-// pad stays (in place, the data-tiled matmul's stores cost more than the copy).
+// A 1x1 conv's matmul result reaches its pad through an expand_shape that splits H*W into rows. The
+// whole 8x8 image is one tile (<= 64 columns): stored through the reshape into the padded buffer.
 // CHECK-LABEL: func.func @matmul_pad_conv(
-// CHECK: flow.dispatch.region -> (tensor<16x64xf32>)
-// CHECK: tensor.pad
+// CHECK: %[[BUF:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<16x10x10xf32>)
+// CHECK: flow.dispatch.region -> (tensor<16x10x10xf32>)
+// CHECK:   %[[MM:.+]] = linalg.matmul
+// CHECK:   %[[EX:.+]] = tensor.expand_shape %[[MM]] {{\[\[}}0], [1, 2]] output_shape [16, 8, 8]
+// CHECK:   tensor.insert_slice %[[EX]] into %[[BUF]][0, 1, 1] [16, 8, 8] [1, 1, 1]
+// CHECK-NOT: tensor.pad
 func.func @matmul_pad_conv(%x: tensor<32x64xf32>, %w1: tensor<16x32xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32> {
   %z = arith.constant 0.0 : f32
   %e2 = tensor.empty() : tensor<16x64xf32>
@@ -100,6 +105,30 @@ func.func @matmul_pad_conv(%x: tensor<32x64xf32>, %w1: tensor<16x32xf32>, %w: te
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%p, %w : tensor<1x16x10x10xf32>, tensor<16x16x3x3xf32>) outs(%f : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
   return %c : tensor<1x16x8x8xf32>
+}
+
+// -----
+
+// Rows of a 16x16 image: the data-tiled matmul's tiles (64 columns) would cross image rows, stores
+// measured slower in place than the copy (transforms/padded_results.py): the pad stays.
+// CHECK-LABEL: func.func @matmul_rows_pad_conv(
+// CHECK: flow.dispatch.region -> (tensor<16x256xf32>)
+// CHECK: tensor.pad
+func.func @matmul_rows_pad_conv(%x: tensor<32x256xf32>, %w1: tensor<16x32xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<1x16x16x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<16x256xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<16x256xf32>) -> tensor<16x256xf32>
+  %mm = linalg.matmul ins(%w1, %x : tensor<16x32xf32>, tensor<32x256xf32>) outs(%f2 : tensor<16x256xf32>) -> tensor<16x256xf32>
+  %ex = tensor.expand_shape %mm [[0, 1], [2, 3]] output_shape [1, 16, 16, 16] : tensor<16x256xf32> into tensor<1x16x16x16xf32>
+  %p = tensor.pad %ex low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z : f32
+  } : tensor<1x16x16x16xf32> to tensor<1x16x18x18xf32>
+  %e = tensor.empty() : tensor<1x16x16x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x16x18x18xf32>, tensor<16x16x3x3xf32>) outs(%f : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  return %c : tensor<1x16x16x16xf32>
 }
 
 // -----
