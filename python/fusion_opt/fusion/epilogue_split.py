@@ -93,7 +93,7 @@ def stored_through_reshape(graph: DataflowGraph, g: Group, pad: int) -> bool:
     (a whole image in one tile, `tiling.image_in_one_tile`): no copy, the matmul still data-tiled."""
     src = graph.ops[pad].operand_shapes[0] if graph.ops[pad].operand_shapes else ()
     outs = [graph.ops[i].result_shapes[0] for i in g.ops
-            if graph.ops[i].result_shapes and pad_of(graph, i) is not None and pad_of(graph, i)[0] == pad]
+            if graph.ops[i].result_shapes and (pad_of(graph, i) or (None,))[0] == pad]
     return len(outs) == 1 and image_in_one_tile(outs[0], src)
 
 
