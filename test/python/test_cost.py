@@ -15,7 +15,7 @@ from fusion_opt.cost import (describe_target, estimate, get_target_desc, group_v
 from fusion_opt.cost import host as host_mod
 from fusion_opt.cost.model import efficiency_key, iteration_key, vector_utilisation
 from fusion_opt.cost.targets import from_json, to_json
-from fusion_opt.cost.tiling import conv2d_tiles, conv_vector_fit, masked
+from fusion_opt.cost.tiling import conv2d_tiles, conv_vector_fit, image_in_one_tile, masked
 
 
 @pytest.fixture(scope="module")
@@ -453,3 +453,13 @@ def test_transcendentals_and_window_recompute_are_priced():
     fused = estimate([powf, graph.ops[1], pool], t)
     assert fused.recompute_s > 0
     assert fused.recompute_s == pytest.approx(op_compute_s(powf, t) * (window_reads(pool, 0) - 1))
+
+
+def test_image_in_one_tile() -> None:
+    """A `[F, H*W]` result stored into `[F, H, W]` (unit dims aside) is one tile up to 64 pixels."""
+    assert image_in_one_tile((128, 49), (1, 128, 7, 7))
+    assert image_in_one_tile((32, 64), (32, 8, 8))
+    assert not image_in_one_tile((256, 196), (256, 14, 14))     # tiles of 49 across rows of 14
+    assert not image_in_one_tile((49, 32), (7, 7, 32))          # channels-last: the split is not the last dim
+    assert not image_in_one_tile((128, 49), (128, 49))          # nothing to split
+    assert not image_in_one_tile((128, 48), (128, 7, 7))        # not a reshape of it
