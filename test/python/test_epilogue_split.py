@@ -11,7 +11,7 @@ import fusion_opt as fo
 from fusion_opt.backends.flow_ir import copy_dispatches
 from fusion_opt.cost.model import data_tileable
 from fusion_opt.fusion import plan as plan_with
-from fusion_opt.fusion.epilogue_split import epilogue, pad_of
+from fusion_opt.fusion.epilogue_split import epilogue, light, pad_of
 
 from ir_helpers import conv3x3_ref, describe_text, matmul_pad_conv_mlir, pad_conv3x3_tail
 
@@ -141,3 +141,45 @@ def test_direct_pad_of_channels_last_matmul() -> None:
 def test_only_the_cost_planner_splits(fusion: str) -> None:
     m = fo.compile_mlir(matmul_pad_conv_mlir(32, 48, 16), fusion=fusion, layout="nchw")
     assert not _notes(m)
+
+
+def _shuffle(perm_map: str) -> str:
+    """A batch matmul per group, bias, then the channel shuffle as a generic reading `[G, C, N]` through
+    `perm_map`, written into `[C, G, N]` (ShuffleNet's grouped 1x1 conv and shuffle)."""
+    return f"""
+func.func @f(%x: tensor<4x8x32xf32>, %w: tensor<4x8x8xf32>, %b: tensor<4x8xf32>) -> tensor<8x4x32xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8x32xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x8x32xf32>) -> tensor<4x8x32xf32>
+  %mm = linalg.batch_matmul ins(%w, %x : tensor<4x8x8xf32>, tensor<4x8x32xf32>) outs(%f : tensor<4x8x32xf32>) -> tensor<4x8x32xf32>
+  %e2 = tensor.empty() : tensor<8x4x32xf32>
+  %s = linalg.generic {{indexing_maps = [affine_map<{perm_map}>, affine_map<(c, g, n) -> (g, c)>, affine_map<(c, g, n) -> (c, g, n)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}} ins(%mm, %b : tensor<4x8x32xf32>, tensor<4x8xf32>) outs(%e2 : tensor<8x4x32xf32>) {{
+  ^bb0(%a: f32, %bb: f32, %o: f32):
+    %t = arith.addf %a, %bb : f32
+    linalg.yield %t : f32
+  }} -> tensor<8x4x32xf32>
+  return %s : tensor<8x4x32xf32>
+}}
+"""
+
+
+def test_row_keeping_shuffle_is_light() -> None:
+    """A permutation of outer dims that keeps each row (the bias operand has no row: broadcast along it)
+    streams like a copy, so it may travel in the epilogue IREE writes in place (ShuffleNet: 13 copies
+    of its 16 gone); one that moves the row dim may not."""
+    keep = describe_text(_shuffle("(c, g, n) -> (g, c, n)"))[3]
+    assert light(next(op for op in keep.ops if op.kind.value == "injective"))
+    moved = describe_text("""
+func.func @t(%x: tensor<8x16xf32>) -> tensor<16x8xf32> {
+  %e = tensor.empty() : tensor<16x8xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(a, b) -> (b, a)>, affine_map<(a, b) -> (a, b)>],
+      iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x16xf32>) outs(%e : tensor<16x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<16x8xf32>
+  return %t : tensor<16x8xf32>
+}
+""")[3]
+    inj = [op for op in moved.ops if op.kind.value == "injective"]
+    assert inj and not light(inj[0])

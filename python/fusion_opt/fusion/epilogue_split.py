@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..analysis.opdesc import DataflowGraph, OpKind
+from ..analysis.classify import map_results
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..cost.model import estimate, is_free
 from ..cost.targets import TargetDesc
 from ..cost.tiling import image_in_one_tile
@@ -60,12 +61,25 @@ def pad_of(graph: DataflowGraph, i: int) -> tuple[int, bool] | None:
         cur = c
 
 
+def light(op: OpDesc) -> bool:
+    """Elementwise, a broadcast, or a permutation of outer dims that keeps the innermost loop the
+    innermost dim of every operand that reads it (ShuffleNet's channel shuffle, `[4, 34, 784]` -> `[34, 4, 784]`): IREE forms it with
+    the elementwise ops around it and streams whole rows, as a copy would."""
+    if op.kind in _LIGHT:
+        return True
+    if op.kind is not OpKind.INJECTIVE or op.name != "linalg.generic" or not op.indexing_maps or not op.loop_ranges:
+        return False
+    inner = f"d{len(op.loop_ranges) - 1}"
+    maps = [map_results(m) for m in op.indexing_maps]
+    return all(r[-1] == inner for r in maps if inner in r)   # operands without the row are broadcast along it
+
+
 def epilogue(graph: DataflowGraph, g: Group) -> tuple[int, ...]:
-    """The light ops of `g` downstream of its root, with the light ops feeding only them (a bias
-    broadcast): what IREE can form into one elementwise dispatch of its own. Empty if the root is
-    light itself or anything downstream of it is not."""
+    """The light ops of `g` downstream of its root (`light`), with the light ops feeding only them (a
+    bias broadcast): what IREE can form into one dispatch of its own. Empty if the root is light
+    itself or anything downstream of it is not."""
     members = set(g.ops)
-    if graph.ops[g.root].kind in _LIGHT:
+    if light(graph.ops[g.root]):
         return ()
     tail: set[int] = set()
     todo = [c for c in graph.consumers(g.root) if c in members]
@@ -73,7 +87,7 @@ def epilogue(graph: DataflowGraph, g: Group) -> tuple[int, ...]:
         c = todo.pop()
         if c in tail:
             continue
-        if graph.ops[c].kind not in _LIGHT:
+        if not light(graph.ops[c]):
             return ()
         tail.add(c)
         todo.extend(x for x in graph.consumers(c) if x in members)
@@ -82,7 +96,7 @@ def epilogue(graph: DataflowGraph, g: Group) -> tuple[int, ...]:
         changed = False  # nothing downstream of the root is left outside the tail in a convex group)
         for i in members - tail - {g.root}:
             cs = graph.consumers(i)
-            if graph.ops[i].kind in _LIGHT and cs and all(c in tail for c in cs):
+            if light(graph.ops[i]) and cs and all(c in tail for c in cs):
                 tail.add(i)
                 changed = True
     return tuple(i for i in g.ops if i in tail)
