@@ -8,7 +8,7 @@ import pytest
 import fusion_opt as fo
 from fusion_opt.analysis.opdesc import OpDesc, OpKind
 from fusion_opt.cost import get_target_desc
-from fusion_opt.rewrites.im2col import decide, im2col_descs, layout
+from fusion_opt.rewrites.im2col import decide, im2col_descs, layout, window_tiles
 
 CONV_MAPS = ("(d0, d1, d2, d3, d4, d5) -> (d3, d1 * {s} + d4, d2 * {s} + d5)",
              "(d0, d1, d2, d3, d4, d5) -> (d0, d3, d4, d5)", "(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2)")
@@ -88,7 +88,8 @@ func.func @conv(%x: tensor<{c}x{hw}x{hw}xf32>, %w: tensor<{f}x{c}x{k}x{k}xf32>) 
 """
 
 
-@pytest.mark.parametrize("c,f,hw,k,s", [(32, 32, 30, 3, 1), (16, 32, 33, 3, 2), (8, 16, 23, 7, 2)])
+@pytest.mark.parametrize("c,f,hw,k,s", [(32, 32, 30, 3, 1), (16, 32, 33, 3, 2), (8, 16, 23, 7, 2),
+                                        (3, 16, 143, 7, 2)])   # rows of 69: the copy carries window_tiles
 def test_im2col_computes_what_the_direct_conv_computes(c: int, f: int, hw: int, k: int, s: int) -> None:
     text = conv_mlir(c, f, hw, k, s)
     rng = np.random.default_rng(c + k)
@@ -99,6 +100,17 @@ def test_im2col_computes_what_the_direct_conv_computes(c: int, f: int, hw: int, 
     assert dict(ours.plan.patterns).get("conv-strategy") == 1, ours.report()
     assert "conv-strategy" not in dict(direct.plan.patterns)
     np.testing.assert_allclose(np.asarray(ours(x, w)), np.asarray(direct(x, w)), rtol=1e-4, atol=1e-5)
+
+
+def test_window_tiles_only_for_rows_longer_than_a_distribution_tile() -> None:
+    """ZFNet-512's stem copy [C, KH, KW, OH, OW] = [3, 7, 7, 109, 109]: one channel, the whole window, one
+    output row, the whole row per workgroup; rows of 64 or less keep IREE's tiles."""
+    op = conv_desc(96, 3, 224, 7, 2)
+    lay = layout(op)
+    loops = im2col_descs(op, lay)[0].loop_ranges
+    assert loops == (3, 7, 7, 109, 109) and window_tiles(lay, loops) == [1, 7, 7, 1, 109]
+    short = conv_desc(32, 32, 30, 3)
+    assert window_tiles(layout(short), im2col_descs(short, layout(short))[0].loop_ranges) is None
 
 
 GROUPED = """
@@ -166,7 +178,7 @@ def test_grouped_1x1_conv_is_a_named_batch_matmul_in_irees_tiles() -> None:
     from fusion_opt.rewrites.choice import run
 
     sess, module, f, graph, ops = describe_text(GROUPED_1X1)
-    out = run(im2col.REWRITE, graph, ops, get_target_desc("host"), force="rewrite")
+    out = run(im2col.rewrite(get_target_desc("host")), graph, ops, get_target_desc("host"), force="rewrite")
     assert out.taken == 1
     text = str(module)
     assert "linalg.batch_matmul {compilation_info" in text and "tensor<4x12x100xf32>" in text

@@ -133,6 +133,24 @@ def iree_bmm_compilation_info(m: int, n: int) -> str:
             "{enable_loop_peeling}>>")
 
 
+def window_copy_compilation_info(distribution: Sequence[int], lanes: int) -> str:
+    """A `compilation_info` for an im2col window copy (rewrites/im2col.py): workgroups of `distribution`
+    (whole output rows), one vector of `lanes` along the row, the rest peeled. Why: IREE 3.13 tiles
+    such a copy by small divisors of its output row when that row is longer than 64: ZFNet-512's
+    [3, 7, 7, 109, 109] copy got workgroups [3, 7, 7, 1, 1] and scalar code (6.4 ms with its packing
+    for the data-tiled matmul), SqueezeNet's [3, 3, 3, 111, 111] [3, 3, 3, 3, 3] with 4-lane vectors
+    (395 us); whole rows ran 0.85 ms and 181 us, a [3, 7, 7, 112, 112] copy 530 against 680 us
+    (measured 2026-12-01, this 2-core AVX-512 VM; rows of 55 and 13 ran the same or slower, so shorter
+    rows keep IREE's choice)."""
+    def ints(v: Sequence[int]) -> str:
+        return "[" + ", ".join(map(str, v)) + "]"
+    vec = [1] * (len(distribution) - 1) + [lanes]
+    return ("#iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<"
+            f"distribution = {ints(distribution)}, vector_common_parallel = {ints(vec)}>, translation_info = "
+            "#iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>, "
+            "{enable_loop_peeling}>>")
+
+
 # IREE 3.13's llvm-cpu vector tiles for `iree_linalg_ext.attention` (KernelDispatch.cpp, setRootConfig
 # for AttentionOp) are one query row by 8 keys at a time, [1, 1, 16, 0, 0] + K2 by 8: the suite's 4 x 128
 # x 128 x 64 attention ran 1.4-2.1 ms, 7-11x its split form. With a few rows and 32 keys per step it ran

@@ -32,10 +32,11 @@ from dataclasses import dataclass
 
 from ..analysis.classify import DIM, map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
-from ..backends.lowering import iree_bmm_compilation_info
+from ..backends.lowering import iree_bmm_compilation_info, window_copy_compilation_info
 from ..cost.group import elem_bytes
 from ..cost.model import estimate, is_free
 from ..cost.targets import TargetDesc
+from ..cost.tiling import MAX_DIST_TILE
 from ..fusion.legality import numel
 from ..ir import ir
 from .choice import Choice, Rewrite
@@ -184,8 +185,20 @@ def _spans(sizes: Sequence[int]) -> list[list[int]]:
     return out
 
 
-def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout) -> None:
-    """Replace conv `op` (described by `desc`) by the window copy and the matmul, in place."""
+def window_tiles(lay: ConvLayout, loops: Sequence[int]) -> list[int] | None:
+    """Workgroup tiles for a window copy over `loops` (groups, reductions, spatial dims) whose output row
+    is longer than IREE's 64-element distribution tile: one group, one input channel, the whole kernel
+    window, one output row at a time, the whole row (`backends.lowering.window_copy_compilation_info`).
+    None for shorter rows, which keep IREE's own tiles."""
+    if not lay.spatial or loops[-1] <= MAX_DIST_TILE:
+        return None
+    nb, nr = len(lay.groups), len(lay.red)
+    return [1] * (nb + 1) + list(loops[nb + 1:nb + nr]) + [1] * (len(lay.spatial) - 1) + [loops[-1]]
+
+
+def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout, lanes: int | None = None) -> None:
+    """Replace conv `op` (described by `desc`) by the window copy and the matmul, in place. With `lanes`
+    (a CPU target's f32 vector width), a copy with long rows gets its own tiles (`window_tiles`)."""
     from iree.compiler.dialects import arith, linalg, tensor
 
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
@@ -207,6 +220,10 @@ def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout) -> None:
             blk = copy.regions[0].blocks.append(elt, elt)
             with ir.InsertionPoint(blk):
                 linalg.YieldOp([blk.arguments[0]])
+            tiles = window_tiles(lay, loops) if lanes else None
+            if tiles is not None:
+                copy.operation.attributes["compilation_info"] = ir.Attribute.parse(
+                    window_copy_compilation_info(tiles, lanes))
             cols = _collapse(copy.result, _spans([1] * nb + [nr, ns]))
         else:  # 1x1 stride 1: the input itself, viewed as [C, H*W] (per group)
             cols = _collapse(x, _spans([1] * nb + [nr, ns]))
@@ -250,7 +267,10 @@ def propagate_reshapes(fn: ir.Operation) -> None:
     PassManager.parse(PROPAGATE, context=fn.context).run(fn)
 
 
-REWRITE = Rewrite(NAME, lambda graph, ops, skip: find_convs(graph, skip),
-                  lambda graph, site, target: decide(graph.ops[site[0]], site[1], target, input_pad(graph, site[0])),
-                  lambda graph, ops, site: apply_im2col(ops[site[0]], graph.ops[site[0]], site[1]),
-                  finish=propagate_reshapes)
+def rewrite(target: TargetDesc) -> Rewrite:
+    """The rewrite for `target`: on a CPU its window copies with long rows carry their tiles."""
+    lanes = target.lanes_f32 if target.kind == "cpu" else None
+    return Rewrite(NAME, lambda graph, ops, skip: find_convs(graph, skip),
+                   lambda graph, site, t: decide(graph.ops[site[0]], site[1], t, input_pad(graph, site[0])),
+                   lambda graph, ops, site: apply_im2col(ops[site[0]], graph.ops[site[0]], site[1], lanes),
+                   finish=propagate_reshapes)
