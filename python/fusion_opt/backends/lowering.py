@@ -142,11 +142,9 @@ def window_copy_compilation_info(distribution: Sequence[int], lanes: int) -> str
     (395 us); whole rows ran 0.85 ms and 181 us, a [3, 7, 7, 112, 112] copy 530 against 680 us
     (measured 2026-12-01, this 2-core AVX-512 VM; rows of 55 and 13 ran the same or slower, so shorter
     rows keep IREE's choice)."""
-    def ints(v: Sequence[int]) -> str:
-        return "[" + ", ".join(map(str, v)) + "]"
     vec = [1] * (len(distribution) - 1) + [lanes]
     return ("#iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<"
-            f"distribution = {ints(distribution)}, vector_common_parallel = {ints(vec)}>, translation_info = "
+            f"distribution = {_ints(distribution)}, vector_common_parallel = {_ints(vec)}>, translation_info = "
             "#iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>, "
             "{enable_loop_peeling}>>")
 
@@ -171,13 +169,9 @@ def cpu_attention_compilation_info(ranges: Sequence[int]) -> str:
     while rows < 8 and rows * 2 <= m and rows * 2 * k1 * keys * 4 <= ATTENTION_VECTOR_BYTES:
         rows *= 2
     ones = [1] * len(batch)
-
-    def ints(v: Sequence[int]) -> str:
-        return "[" + ", ".join(map(str, v)) + "]"
-
-    dist = ints([*ones, min(m, 64), min(n, 64), 0, 0])
-    vec = ints([*ones, rows, min(n, 64), 0, 0])
-    red = ints([0] * len(batch) + [0, 0, 0, keys])
+    dist = _ints([*ones, min(m, 64), min(n, 64), 0, 0])
+    vec = _ints([*ones, rows, min(n, 64), 0, 0])
+    red = _ints([0] * len(batch) + [0, 0, 0, keys])
     return ("#iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<"
             f"distribution = {dist}, vector_common_parallel = {vec}, vector_reduction = {red}>, "
             "translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<LinalgExtTileAndVectorize>>>")

@@ -63,8 +63,9 @@ def pad_of(graph: DataflowGraph, i: int) -> tuple[int, bool] | None:
 
 def light(op: OpDesc) -> bool:
     """Elementwise, a broadcast, or a permutation of outer dims that keeps the innermost loop the
-    innermost dim of every operand that reads it (ShuffleNet's channel shuffle, `[4, 34, 784]` -> `[34, 4, 784]`): IREE forms it with
-    the elementwise ops around it and streams whole rows, as a copy would."""
+    innermost dim of every operand that reads it (ShuffleNet's channel shuffle, `[4, 34, 784]` ->
+    `[34, 4, 784]`): IREE forms it with the elementwise ops around it and streams whole rows, as a
+    copy would."""
     if op.kind in _LIGHT:
         return True
     if op.kind is not OpKind.INJECTIVE or op.name != "linalg.generic" or not op.indexing_maps or not op.loop_ranges:
@@ -102,13 +103,11 @@ def epilogue(graph: DataflowGraph, g: Group) -> tuple[int, ...]:
     return tuple(i for i in g.ops if i in tail)
 
 
-def stored_through_reshape(graph: DataflowGraph, g: Group, pad: int) -> bool:
-    """Whether transforms/padded_results.py will store `g`'s result through the reshape into `pad`'s buffer
-    (a whole image in one tile, `tiling.image_in_one_tile`): no copy, the matmul still data-tiled."""
-    src = graph.ops[pad].operand_shapes[0] if graph.ops[pad].operand_shapes else ()
-    outs = [graph.ops[i].result_shapes[0] for i in g.ops
-            if graph.ops[i].result_shapes and (pad_of(graph, i) or (None,))[0] == pad]
-    return len(outs) == 1 and image_in_one_tile(outs[0], src)
+def stored_through_reshape(graph: DataflowGraph, out: int, pad: int) -> bool:
+    """Whether transforms/padded_results.py will store op `out`'s result through the reshape into `pad`'s
+    buffer (a whole image in one tile, `tiling.image_in_one_tile`): no copy, the matmul still data-tiled."""
+    src, res = graph.ops[pad].operand_shapes, graph.ops[out].result_shapes
+    return bool(src and res) and image_in_one_tile(res[0], src[0])
 
 
 def copies_s(graph: DataflowGraph, pads: list[int], target: TargetDesc) -> float:
@@ -116,15 +115,17 @@ def copies_s(graph: DataflowGraph, pads: list[int], target: TargetDesc) -> float
     return sum(estimate([graph.ops[p]], target).time_s for p in pads)
 
 
-def whole_s(graph: DataflowGraph, g: Group, pads: list[int], split: bool, target: TargetDesc) -> float:
-    """The group kept whole: its result copied into the padded buffer by a dispatch per pad where a
-    reshape splits its rows (`split`; no copy where the image is one tile and our region stores it
-    through the reshape, `stored_through_reshape`), else stored there in place (IREE's formation, or
+def whole_s(graph: DataflowGraph, g: Group, stores: list[tuple[int, int]], split: bool,
+            target: TargetDesc) -> float:
+    """The group kept whole, its results `stores` ((op, the pad it reaches) pairs) each copied into the
+    padded buffer by a dispatch per pad where a reshape splits its rows (`split`; no copy where the image
+    is one tile and our region stores it through the reshape, `stored_through_reshape`), else stored
+    there in place (IREE's formation, or
     transforms/padded_results.py), which keeps IREE from collapsing a contraction's loops: priced
     without data tiling."""
     ops = [graph.ops[i] for i in g.ops]
     if split:
-        copied = [p for p in pads if not stored_through_reshape(graph, g, p)]
+        copied = [p for i, p in stores if not stored_through_reshape(graph, i, p)]
         return estimate(ops, target).time_s + copies_s(graph, copied, target)
     return estimate(ops, replace(target, data_tiling=False) if target.data_tiling else target).time_s
 
@@ -147,7 +148,7 @@ def split_padded_epilogues(plan: FusionPlan, graph: DataflowGraph, target: Targe
             groups.append(g)
             continue
         split = any(s for _, s in pads)
-        before = whole_s(graph, g, [p for p, _ in pads], split, target)
+        before = whole_s(graph, g, [(i, p) for i, (p, _) in zip(outs, pads)], split, target)
         head = tuple(i for i in g.ops if i not in tail)
         after_head = estimate([graph.ops[i] for i in head], target)
         after = after_head.time_s + (copies_s(graph, [p for p, _ in pads], target) if split else
