@@ -50,6 +50,7 @@ class CompiledModel:
     configs: tuple = ()                  # backends.lowering.TileConfig: tile sizes given to IREE (tile_sizes="cost")
     strategies: tuple = ()               # (dispatch, codegen sequence): library strategies IREE used (codegen_strategies)
     strategies_dropped: str | None = None  # why codegen_strategies were not used (IREE failed with them)
+    output_dtypes: tuple = ()            # numpy dtypes the ONNX graph declares for its outputs (None: unknown)
     _runner: object = None
 
     @property
@@ -67,7 +68,9 @@ class CompiledModel:
             from .backends.runtime import load
 
             self._runner = load(self.artifact)
-        return self._runner(*arrays)
+        from .backends.runtime import as_declared
+
+        return as_declared(self._runner(*arrays), self.output_dtypes)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the `.vmfb` (and its `.irpa` weights beside it when weights were externalized)."""
@@ -117,6 +120,15 @@ def _graph_io(proto: onnx.ModelProto) -> tuple[tuple[str, ...], tuple[str, ...]]
     inits = {i.name for i in proto.graph.initializer}
     return (tuple(i.name for i in proto.graph.input if i.name not in inits),
             tuple(o.name for o in proto.graph.output))
+
+
+def _output_dtypes(proto: onnx.ModelProto) -> tuple:
+    def dtype(et: int):
+        try:
+            return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(et)) if et else None
+        except (KeyError, TypeError):
+            return None
+    return tuple(dtype(o.type.tensor_type.elem_type) for o in proto.graph.output)
 
 
 def _compile(module, session, source_name: str, target: str, fusion: str,
@@ -207,7 +219,7 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
         module, session, name, target, fusion, extra_flags, timings, control, tile_sizes, codegen_strategies)
     ins, outs = _graph_io(proto)
     return _owning(CompiledModel(artifact, plans, graphs, fusion, target, ins, outs, timings, fallbacks,
-                                 configs, strategies, dropped), workdir)
+                                 configs, strategies, dropped, _output_dtypes(proto)), workdir)
 
 
 def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusion: str = DEFAULT_FUSION, *,

@@ -33,6 +33,23 @@ def _parse_tensor(spec: str) -> tuple[tuple[int, ...] | None, Any]:
     return shape, _DTYPES.get(elt)
 
 
+def _signless_twin(a: np.dtype, b: Any) -> bool:
+    """Integer dtypes of one width and opposite signedness: the same bits to IREE's signless `iN`."""
+    b = np.dtype(b)
+    return a.kind in "iu" and b.kind in "iu" and a.kind != b.kind and a.itemsize == b.itemsize
+
+
+def as_declared(arrays: Any, dtypes: Sequence[Any]) -> Any:
+    """Results reinterpreted as the model's declared integer types (an ONNX `uint8` output comes back from
+    IREE as signless `i8` bits, read by numpy as int8)."""
+    single = not isinstance(arrays, tuple)
+    outs = [arrays] if single else list(arrays)
+    for i, (a, d) in enumerate(zip(outs, dtypes)):
+        if d is not None and isinstance(a, np.ndarray) and a.dtype != d and _signless_twin(a.dtype, d):
+            outs[i] = a.view(d)
+    return outs[0] if single else tuple(outs)
+
+
 class Runner:
     """A loaded module's entry function: `runner(*arrays)` -> array, or a tuple of arrays."""
 
@@ -75,6 +92,8 @@ class Runner:
         out = []
         for i, (a, (shape, dtype)) in enumerate(zip(args, self.inputs)):
             arr = np.ascontiguousarray(a) if np.ndim(a) else np.asarray(a)  # ascontiguousarray makes 0-d 1-d
+            if dtype is not None and arr.dtype != dtype and _signless_twin(arr.dtype, dtype):
+                arr = arr.view(dtype)  # IREE's integers are signless: uint8 data is passed as its i8 bits
             if dtype is not None and arr.dtype != dtype:
                 raise RuntimeFailure(f"input {i} of @{self.entry}: expected dtype {np.dtype(dtype).name}, "
                                      f"got {arr.dtype.name}")

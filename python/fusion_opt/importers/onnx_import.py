@@ -11,6 +11,7 @@ import onnx
 from ..errors import InputError, UnsupportedError
 from ..ir import PassManager, ir, new_session
 from .isolate import run_isolated
+from .onnx_legalize import legacy_prelu_slopes, legalize
 
 MIN_OPSET = 17
 TORCH_TO_LINALG = (
@@ -67,7 +68,8 @@ def set_input_shapes(proto: onnx.ModelProto, shapes: Mapping[str, Sequence[int]]
 
 def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Sequence[int]] | None = None,
             ) -> onnx.ModelProto:
-    """Opset upgrade (older opsets fail in IREE on BatchNorm/MaxPool), input pinning, shape inference."""
+    """Opset upgrade (older opsets fail in IREE on BatchNorm/MaxPool), input pinning, shape inference, and
+    the rewrites of importers/onnx_legalize.py (nodes the importer cannot lower, as equal graphs it can)."""
     proto_copy = onnx.ModelProto()
     proto_copy.CopyFrom(proto)
     proto = proto_copy
@@ -76,8 +78,11 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
     opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
     try:
         if opset is not None and opset < MIN_OPSET:
+            legacy_prelu_slopes(proto)
             proto = onnx.version_converter.convert_version(proto, MIN_OPSET)
         proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+        if legalize(proto):
+            proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
     except Exception as e:
         raise InputError(f"ONNX opset conversion or shape inference failed: {e}", where) from None
     initializers = {i.name for i in proto.graph.initializer}

@@ -1,0 +1,121 @@
+"""importers/onnx_legalize.py and signless integers: ONNX nodes the importer cannot lower, rewritten into
+equal graphs, checked against onnxruntime through compile_onnx (each case was a rejection in
+`fusion-bench conformance` before)."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import fusion_opt as fo
+from fusion_opt.importers.onnx_legalize import _pad_indices, legacy_prelu_slopes, legalize
+
+RNG = np.random.default_rng(0)
+
+
+def _model(nodes: list[onnx.NodeProto], x_shape: list[int], inits: list[onnx.TensorProto] = (),
+           dtype: int = TensorProto.FLOAT, opset: int = 17) -> onnx.ModelProto:
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", dtype, x_shape)],
+                          [helper.make_tensor_value_info("y", dtype, None)], list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _check(m: onnx.ModelProto, x: np.ndarray, atol: float = 1e-5) -> fo.CompiledModel:
+    ref = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    compiled = fo.compile_onnx(m)
+    got = compiled(x)
+    assert got.dtype == ref.dtype and got.shape == ref.shape
+    np.testing.assert_allclose(got, ref, atol=atol, rtol=1e-5)
+    return compiled
+
+
+def test_pad_indices_per_mode() -> None:
+    assert _pad_indices("reflect", 4, 2, 1).tolist() == [2, 1, 0, 1, 2, 3, 2]
+    assert _pad_indices("edge", 3, 2, 2).tolist() == [0, 0, 0, 1, 2, 2, 2]
+    assert _pad_indices("wrap", 3, 1, 2).tolist() == [2, 0, 1, 2, 0, 1]
+    assert _pad_indices("reflect", 4, -1, 1).tolist() == [1, 2, 3, 2]  # a crop before, a reflection after
+    assert _pad_indices("reflect", 3, 3, 0) is None  # needs more than one reflection: left to the importer
+
+
+@pytest.mark.parametrize("mode,pads", [("reflect", [0, 0, 3, 1, 0, 0, 4, 2]), ("edge", [0, 1, 2, 0, 0, 0, 1, 3]),
+                                       ("wrap", [0, 0, 1, 2, 0, 0, 2, 1]), ("reflect", [0, 0, -1, 2, 0, 0, 1, -2])])
+def test_non_constant_pads_become_gathers(mode: str, pads: list[int]) -> None:
+    m = _model([helper.make_node("Pad", ["x", "p"], ["y"], mode=mode)], [2, 3, 8, 7],
+               [numpy_helper.from_array(np.array(pads, np.int64), "p")])
+    inferred = onnx.shape_inference.infer_shapes(m)
+    assert legalize(inferred) == 1
+    assert {n.op_type for n in inferred.graph.node} == {"Gather", "Constant"}
+    _check(m, RNG.standard_normal((2, 3, 8, 7)).astype(np.float32))
+
+
+def test_constant_pad_is_left_alone() -> None:
+    m = _model([helper.make_node("Pad", ["x", "p"], ["y"])], [1, 2, 4, 4],
+               [numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "p")])
+    assert legalize(onnx.shape_inference.infer_shapes(m)) == 0
+
+
+def _convtranspose(groups: int, bias: bool, **attrs: object) -> onnx.ModelProto:
+    cin, cout_g = 4, 3
+    w = numpy_helper.from_array(RNG.standard_normal((cin, cout_g, 3, 3)).astype(np.float32), "W")
+    b = numpy_helper.from_array(RNG.standard_normal(cout_g * groups).astype(np.float32), "B")
+    node = helper.make_node("ConvTranspose", ["x", "W", *(["B"] if bias else [])], ["y"], strides=[2, 2],
+                            group=groups, **attrs)
+    return _model([node], [1, cin, 5, 6], [w, b] if bias else [w])
+
+
+@pytest.mark.parametrize("groups,bias,attrs", [
+    (2, True, {}),                                     # grouped: the importer built an invalid collapse_shape
+    (4, False, {"pads": [1, 1, 1, 1]}),                # depthwise upsampling
+    (1, True, {"pads": [0, 1, 1, 0]}),                 # unequal pads: smaller on both sides, then a slice
+    (1, True, {"auto_pad": "SAME_LOWER"}),
+    (2, True, {"auto_pad": "SAME_UPPER", "output_padding": [1, 0]}),
+])
+def test_convtranspose_forms_the_importer_rejects(groups: int, bias: bool, attrs: dict) -> None:
+    m = _convtranspose(groups, bias, **attrs)
+    assert legalize(onnx.shape_inference.infer_shapes(m)) >= 1
+    _check(m, RNG.standard_normal((1, 4, 5, 6)).astype(np.float32), atol=1e-4)
+
+
+def test_legacy_prelu_slope_is_per_channel() -> None:
+    slope = np.array([0.1, -0.5, 2.0], np.float32)
+    m = _model([helper.make_node("PRelu", ["x", "s"], ["y"])], [2, 3, 4, 5],
+               [numpy_helper.from_array(slope, "s")], opset=6)
+    m.ir_version = 3
+    m.graph.input.append(helper.make_tensor_value_info("s", TensorProto.FLOAT, [3]))  # IR 3: inits are inputs
+    x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    got = fo.compile_onnx(m)(x)
+    np.testing.assert_allclose(got, np.where(x < 0, x * slope[:, None, None], x), rtol=1e-6)
+    assert legacy_prelu_slopes(_model([helper.make_node("PRelu", ["x", "s"], ["y"])], [2, 3],
+                                      [numpy_helper.from_array(slope, "s")], opset=17)) == 0
+
+
+def _u8(name: str, value: object) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.asarray(value, np.uint8), name)
+
+
+UINT8_CASES = {  # each came out wrong (signed comparisons or division on the i8 bits) before the rewrite
+    "maxpool": ([helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])], []),
+    "div": ([helper.make_node("Div", ["x", "c"], ["y"])], [_u8("c", 100)]),
+    "mod": ([helper.make_node("Mod", ["x", "c"], ["y"])], [_u8("c", 100)]),
+    "clip": ([helper.make_node("Clip", ["x", "", "c"], ["y"])], [_u8("c", 150)]),
+    "topk": ([helper.make_node("TopK", ["x", "k"], ["y", "i"], axis=3)],
+             [numpy_helper.from_array(np.array([2], np.int64), "k")]),
+    "matmulinteger": ([helper.make_node("Reshape", ["x", "s"], ["x2"]), helper.make_node("MatMulInteger", ["x2", "w"], ["y"])],
+                      [numpy_helper.from_array(np.array([8, 4], np.int64), "s"),
+                       _u8("w", RNG.integers(0, 256, (4, 3)))]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UINT8_CASES))
+def test_uint8_in_and_out_keep_their_type_and_values(case: str) -> None:
+    """IREE's integers are signless: uint8 data goes in as its i8 bits, comes back typed uint8, and ops that
+    compare or divide see 200 > 100 (int8 bits would say -56 < 100)."""
+    nodes, inits = UINT8_CASES[case]
+    m = _model(nodes, [1, 2, 4, 4], inits, dtype=TensorProto.UINT8)
+    if case == "matmulinteger":
+        m.graph.output[0].type.tensor_type.elem_type = TensorProto.INT32
+    x = RNG.integers(0, 256, (1, 2, 4, 4)).astype(np.uint8)
+    x[0, 0, 0, :2] = [200, 100]
+    _check(m, x)
