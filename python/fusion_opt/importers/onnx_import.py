@@ -11,6 +11,7 @@ import onnx
 from ..errors import InputError, UnsupportedError
 from ..ir import PassManager, ir, new_session
 from .isolate import run_isolated
+from .onnx_fold import fold_shape_arithmetic
 from .onnx_legalize import legacy_prelu_slopes, legalize
 
 MIN_OPSET = 17
@@ -81,7 +82,7 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
             legacy_prelu_slopes(proto)
             proto = onnx.version_converter.convert_version(proto, MIN_OPSET)
         proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
-        if legalize(proto):
+        if fold_shape_arithmetic(proto) + legalize(proto):
             proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
     except Exception as e:
         raise InputError(f"ONNX opset conversion or shape inference failed: {e}", where) from None

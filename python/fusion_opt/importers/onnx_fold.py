@@ -1,0 +1,141 @@
+"""Fold the shape arithmetic of a static-shaped ONNX graph into constants, where shape inference stopped.
+
+Why: exporters compute reshape targets at run time (`Shape -> Gather -> Div -> Concat -> Reshape` in
+torch's MultiheadAttention: torchvision's ViT-B/16), and onnx's data propagation does not follow every
+such chain: the Reshape's output is left without a shape, the torch importer types it rank-0, and the
+import fails ("onnx.Transpose ... !torch.vtensor<[],f32>"). With every graph input pinned, each of those
+values is a constant; evaluating them with onnx's reference evaluator gives the importer static shapes.
+
+Only small tensors are evaluated (shape vectors, scalars): weights and activations stay in the graph.
+Runs only when some node output has no static shape after inference, so graphs that import today are
+left exactly as they were.
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+# Largest tensor (elements) folded: shape arithmetic is tiny; anything bigger is real computation.
+MAX_FOLD_ELEMENTS = 4096
+_NEVER = {"If", "Loop", "Scan", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+          "Bernoulli", "Multinomial", "SequenceConstruct", "SequenceAt", "SequenceInsert", "SplitToSequence",
+          "ConcatFromSequence"}
+
+
+def _static(v: onnx.ValueInfoProto) -> list[int] | None:
+    t = v.type.tensor_type
+    if not v.type.HasField("tensor_type") or not t.HasField("shape"):
+        return None
+    dims = [d.dim_value if d.HasField("dim_value") else -1 for d in t.shape.dim]
+    return None if any(d < 0 for d in dims) else dims
+
+
+def unshaped_outputs(proto: onnx.ModelProto) -> list[str]:
+    """Node outputs that shape inference left without a static shape."""
+    known = {v.name for v in [*proto.graph.value_info, *proto.graph.output, *proto.graph.input]
+             if _static(v) is not None}
+    return [o for n in proto.graph.node for o in n.output if o and o not in known]
+
+
+def _evaluate(node: onnx.NodeProto, values: dict[str, np.ndarray], opsets: list[onnx.OperatorSetIdProto]
+              ) -> list[np.ndarray] | None:
+    from onnx.reference import ReferenceEvaluator
+
+    ins = [i for i in node.input if i]
+    graph = helper.make_graph([node], "fold", [helper.make_tensor_value_info(i, helper.np_dtype_to_tensor_dtype(
+        values[i].dtype), values[i].shape) for i in dict.fromkeys(ins)], [helper.make_value_info(o, onnx.TypeProto())
+                                                                         for o in node.output if o])
+    try:
+        model = helper.make_model(graph, opset_imports=opsets)
+        outs = ReferenceEvaluator(model).run(None, {i: values[i] for i in ins})
+    except Exception:  # an op the evaluator lacks, or one that fails: leave it to the importer
+        return None
+    return [np.asarray(o) for o in outs]
+
+
+def _shape_of(node: onnx.NodeProto, dims: list[int]) -> np.ndarray:
+    a = {x.name: helper.get_attribute_value(x) for x in node.attribute}
+    if node.op_type == "Size":
+        return np.array(np.prod(dims, dtype=np.int64))
+    r = len(dims)
+    start, end = a.get("start", 0), a.get("end", r)
+    start, end = (max(0, min(r, v + r if v < 0 else v)) for v in (start, end))
+    return np.array(dims[start:end], np.int64)
+
+
+def _fold_once(proto: onnx.ModelProto) -> int:
+    """One topological pass: small node outputs computable from constants and static shapes become
+    `Constant` nodes (not initializers: IR version 3 models would need them listed as graph inputs)."""
+    g = proto.graph
+    values: dict[str, np.ndarray] = {t.name: numpy_helper.to_array(t) for t in g.initializer
+                                     if np.prod(t.dims, dtype=np.int64) <= MAX_FOLD_ELEMENTS}
+    shapes = {v.name: _static(v) for v in [*g.input, *g.value_info, *g.output]}
+    folded: dict[str, np.ndarray] = {}
+    for node in g.node:
+        if node.domain not in ("", "ai.onnx") or node.op_type in _NEVER or any(
+                a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute):
+            continue
+        if node.op_type in ("Shape", "Size") and shapes.get(node.input[0]) is not None:
+            outs = [_shape_of(node, shapes[node.input[0]])]
+        elif all(i in values for i in node.input if i):
+            outs = _evaluate(node, values, list(proto.opset_import))
+            if outs is None:
+                continue
+        else:
+            continue
+        if any(o.size > MAX_FOLD_ELEMENTS or o.dtype == object for o in outs):
+            continue
+        for name, arr in zip([o for o in node.output if o], outs):
+            values[name] = arr
+            if node.op_type != "Constant":
+                folded[name] = arr
+    if not folded:
+        return 0
+    keep = [n for n in g.node if not (n.output and all(o in folded or not o for o in n.output))]
+    used = {i for n in keep for i in n.input} | {o.name for o in g.output}
+    consts = [helper.make_node("Constant", [], [name], value=numpy_helper.from_array(arr, name))
+              for name, arr in folded.items() if name in used]
+    del g.node[:]
+    g.node.extend(consts + keep)
+    kept_vi = [v for v in g.value_info if v.name not in folded]
+    del g.value_info[:]
+    g.value_info.extend(kept_vi)
+    return len(folded)
+
+
+def fold_shape_arithmetic(proto: onnx.ModelProto, rounds: int = 64) -> int:
+    """Fold, in place, until shape inference leaves no node output unshaped (each round's inference can
+    shape values the next round's `Shape` nodes read: one round per layer of a transformer). Inference
+    runs on a skeleton whose large initializers are typed graph inputs, so a 350 MB model is not copied
+    on every round. Returns how many node outputs were folded."""
+    if not unshaped_outputs(proto):
+        return 0
+    skeleton = onnx.ModelProto()
+    skeleton.CopyFrom(proto if not proto.graph.initializer else _without_weights(proto))
+    total = 0
+    for _ in range(rounds):
+        n = _fold_once(skeleton)
+        total += n
+        if not n:
+            break
+        skeleton = onnx.shape_inference.infer_shapes(skeleton, data_prop=True)
+        if not unshaped_outputs(skeleton):
+            break
+    if total:
+        del proto.graph.node[:]
+        proto.graph.node.extend(skeleton.graph.node)
+    return total
+
+
+def _without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """A copy whose initializers above MAX_FOLD_ELEMENTS are typed graph inputs instead."""
+    big = [t for t in proto.graph.initializer if np.prod(t.dims, dtype=np.int64) > MAX_FOLD_ELEMENTS]
+    small = [t for t in proto.graph.initializer if np.prod(t.dims, dtype=np.int64) <= MAX_FOLD_ELEMENTS]
+    listed = {i.name for i in proto.graph.input}
+    graph = helper.make_graph(
+        list(proto.graph.node), proto.graph.name,
+        list(proto.graph.input) + [helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+                                   for t in big if t.name not in listed],
+        list(proto.graph.output), small, value_info=list(proto.graph.value_info))
+    return helper.make_model(graph, opset_imports=list(proto.opset_import), ir_version=max(proto.ir_version, 4))
