@@ -64,7 +64,7 @@ def _shape_of(node: onnx.NodeProto, dims: list[int]) -> np.ndarray:
     return np.array(dims[start:end], np.int64)
 
 
-def _fold_once(proto: onnx.ModelProto) -> int:
+def _fold_once(proto: onnx.ModelProto) -> set[str]:
     """One topological pass: small node outputs computable from constants and static shapes become
     `Constant` nodes (not initializers: IR version 3 models would need them listed as graph inputs)."""
     g = proto.graph
@@ -91,17 +91,31 @@ def _fold_once(proto: onnx.ModelProto) -> int:
             if node.op_type != "Constant":
                 folded[name] = arr
     if not folded:
-        return 0
+        return set()
     keep = [n for n in g.node if not (n.output and all(o in folded or not o for o in n.output))]
     used = {i for n in keep for i in n.input} | {o.name for o in g.output}
     consts = [helper.make_node("Constant", [], [name], value=numpy_helper.from_array(arr, name))
               for name, arr in folded.items() if name in used]
     del g.node[:]
     g.node.extend(consts + keep)
-    kept_vi = [v for v in g.value_info if v.name not in folded]
+    _forget_downstream(g, set(folded))
+    return set(folded)
+
+
+def _forget_downstream(g: onnx.GraphProto, roots: set[str]) -> None:
+    """Drop the inferred shapes of every value computed from `roots`: onnx's data propagation had guessed
+    them without the folded values, and wrongly (a Slice from an unknown start came out as length 0 and
+    the Reshape after it as `[1, 1, 3, 4, 2]` instead of `[1, 3, 4, 2]`). Inference derives them again."""
+    stale = set(roots)
+    for n in g.node:
+        if any(i in stale for i in n.input):
+            stale.update(o for o in n.output if o)
+    kept = [v for v in g.value_info if v.name not in stale]
     del g.value_info[:]
-    g.value_info.extend(kept_vi)
-    return len(folded)
+    g.value_info.extend(kept)
+    for v in g.output:
+        if v.name in stale and v.type.HasField("tensor_type"):
+            v.type.tensor_type.ClearField("shape")
 
 
 def fold_shape_arithmetic(proto: onnx.ModelProto, rounds: int = 64) -> int:
@@ -113,19 +127,20 @@ def fold_shape_arithmetic(proto: onnx.ModelProto, rounds: int = 64) -> int:
         return 0
     skeleton = onnx.ModelProto()
     skeleton.CopyFrom(proto if not proto.graph.initializer else _without_weights(proto))
-    total = 0
+    folded: set[str] = set()
     for _ in range(rounds):
-        n = _fold_once(skeleton)
-        total += n
-        if not n:
+        names = _fold_once(skeleton)
+        folded |= names
+        if not names:
             break
         skeleton = onnx.shape_inference.infer_shapes(skeleton, data_prop=True)
         if not unshaped_outputs(skeleton):
             break
-    if total:
+    if folded:
         del proto.graph.node[:]
         proto.graph.node.extend(skeleton.graph.node)
-    return total
+        _forget_downstream(proto.graph, folded)
+    return len(folded)
 
 
 def _without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:

@@ -172,12 +172,10 @@ def _first_unconverted(module: ir.Module) -> tuple[str, str] | None:
 
 
 def _to_linalg(proto: onnx.ModelProto, where: str) -> bytes:
-    """ONNX -> torch -> Linalg, then IREE's global-opt steps, as MLIR bytecode. Runs in a child process
-    (importers/isolate.py): torch-mlir and these passes crash on some valid models (a segfault in
+    """ONNX -> torch -> Linalg, as MLIR text (`_global_opt` continues). Runs in a child process
+    (importers/isolate.py): torch-mlir and IREE's passes crash on some valid models (a segfault in
     convert-torch-to-linalg on onnx's DepthToSpace expansion, also under iree-opt; intermittent ones in
-    the global-opt steps on its attention expansions, found by `fusion-bench conformance`). The
-    global-opt steps get a fresh context (a bytecode round trip, 0.4 s for ResNet-50): in the context the
-    torch passes had run in, they crashed on every try."""
+    the global-opt steps on its attention expansions, found by `fusion-bench conformance`)."""
     from iree.compiler.extras import onnx_importer
 
     staging = new_session()
@@ -193,13 +191,27 @@ def _to_linalg(proto: onnx.ModelProto, where: str) -> bytes:
         node = bad[1][len('loc("'):-2] if bad[1].startswith('loc("') else bad[1]
         raise UnsupportedError(f"unsupported ONNX op '{bad[0]}' (node '{node}')", where)
     _run(module, TORCH_TO_LINALG, staging.context, where)
-    code = _bytecode(module)
-    del module, staging
+    return _text(module).encode()
+
+
+def _global_opt(text: bytes, where: str) -> bytes:
+    """IREE's global-opt steps on the Linalg module, as MLIR bytecode, in a child process of their own,
+    parsed from text: in the process the torch passes had run in, `iree-global-opt-propagate-linalg-transpose`
+    segfaulted on every try on torchvision's ViT-B/16 and ConvNeXt blocks (in a fresh context too, as
+    it does in a fresh process on the same module read from bytecode); a fresh process reading text, like
+    `iree-opt`, runs them. The text costs ResNet-50 0.7 s more than bytecode (0.8 s for its 205 MB)."""
     linalg = new_session()
-    module = ir.Module.parse(code, linalg.context)
+    module = ir.Module.parse(text.decode(), linalg.context)
     _run(module, GLOBAL_OPT, linalg.context, where)
     _run(module, FOLD_UNIT_DIMS, linalg.context, where)
     return _bytecode(module)
+
+
+def _text(module: ir.Module) -> str:
+    """Generic text with every element printed (see `_global_opt` for why not bytecode)."""
+    buf = io.StringIO()
+    module.operation.print(file=buf, large_elements_limit=None)
+    return buf.getvalue()
 
 
 def _bytecode(module: ir.Module) -> bytes:
@@ -215,7 +227,8 @@ def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Con
     proto, where = load_onnx(model)
     where = source_name or where
     proto = prepare(proto, where, input_shapes)
-    module = ir.Module.parse(run_isolated(_to_linalg, (proto, where), "the ONNX-to-Linalg lowering", where),
+    linalg = run_isolated(_to_linalg, (proto, where), "the ONNX-to-Linalg lowering", where)
+    module = ir.Module.parse(run_isolated(_global_opt, (linalg, where), "the ONNX-to-Linalg lowering", where),
                              context)
     return module, proto
 
