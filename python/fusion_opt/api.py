@@ -146,8 +146,8 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     control.check_matched()
     write_regions(planned)
     configs = apply_tile_sizes(planned, tile_sizes, target)
-    extra_flags = (*extra_flags, *module_flags((p.graph for p in planned), fusion, target, tile_sizes,
-                                               codegen_strategies, extra_flags))
+    levers = module_flags((p.graph for p in planned), fusion, target, tile_sizes, codegen_strategies, extra_flags)
+    extra_flags = (*extra_flags, *levers)
     timings["plan"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     # Weights of 1 KiB or more go to an .irpa archive (a 100 MB vmfb compiles slower and is copied
@@ -156,7 +156,7 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     try:
         artifact, fallbacks, dropped = compile_with_strategies(
             module, session, target, extra_flags=tuple(extra_flags), strategy_flags=strategy_flags,
-            params_path=Path(workdir) / "weights.irpa", source_name=source_name)
+            params_path=Path(workdir) / "weights.irpa", source_name=source_name, levers=levers)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
@@ -167,10 +167,10 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
         warnings.warn(f"{source_name}: codegen strategies not used, IREE failed with them ({dropped})",
                       FallbackWarning, stacklevel=3)
         strategy_flags = ()
-    extra_flags = (*extra_flags, *strategy_flags)
+    extra_flags = (*(f for f in extra_flags if f in artifact.flags), *strategy_flags)  # levers may be dropped
     if configs:  # a config IREE dropped without a word is an error, not a slower model
         failed = {f.group for f in fallbacks}
-        configs = [c for c in configs if c.group not in failed]
+        configs = [] if any(f.unwrapped_all for f in fallbacks) else [c for c in configs if c.group not in failed]
         t0 = time.perf_counter()
         require_applied(module, planned, configs, target, source_name, tuple(extra_flags))
         timings["check_configs"] = time.perf_counter() - t0

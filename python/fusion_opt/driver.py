@@ -98,7 +98,7 @@ def compile_and_save(module: ir.Module, session, source_name: str, args: argpars
     try:
         artifact, fallbacks, dropped = compile_with_strategies(
             module, session, args.target, extra_flags=extra_flags, strategy_flags=codegen_flags(args),
-            params_path=Path(workdir) / "w.irpa", source_name=source_name)
+            params_path=Path(workdir) / "w.irpa", source_name=source_name, levers=extra_flags)
         for fb in fallbacks:
             print(f"{source_name}: warning: {fb}", file=sys.stderr)
         if dropped:

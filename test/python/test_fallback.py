@@ -56,3 +56,44 @@ def test_failure_naming_no_group_is_reported(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(fallback, "compile_module", broken)
     with pytest.raises(CompileError, match="something unrelated"):
         fo.compile_mlir(TEXT, fusion="cost")
+
+
+def _unattributed(when):
+    """A compile_module that fails, at a location no group holds, while `when(module, flags)` holds (IREE
+    3.13 on torchvision's ConvNeXt: a data-tiled `map_store` it cannot distribute)."""
+    calls: list[tuple[str, tuple[str, ...]]] = []
+
+    def compile_module(module, session, target, extra_flags=(), *args, **kwargs):
+        calls.append((str(module), tuple(extra_flags)))
+        if when(str(module), tuple(extra_flags)):
+            raise CompileError("'iree_linalg_ext.map_store' op write affecting operations on global resources "
+                               "are restricted to workgroup distributed contexts.", "t.mlir:999:11")
+        return real_compile(module, session, target, extra_flags, *args, **kwargs)
+    return compile_module, calls
+
+
+def _check_numerics(m: fo.CompiledModel) -> None:
+    x = np.random.default_rng(1).standard_normal((64, 64)).astype(np.float32)
+    w = np.random.default_rng(2).standard_normal((64, 64)).astype(np.float32) / 8
+    np.testing.assert_allclose(m(x, w), np.tanh(x @ w), rtol=1e-4, atol=1e-5)
+
+
+def test_unattributed_failure_drops_the_module_levers_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken, calls = _unattributed(lambda text, flags: "--iree-opt-data-tiling" in flags)
+    monkeypatch.setattr(fallback, "compile_module", broken)
+    with pytest.warns(fo.FallbackWarning, match="compiled without --iree-opt-data-tiling"):
+        m = fo.compile_mlir(TEXT, fusion="cost")
+    assert len(calls) == 2 and "flow.dispatch.region" in calls[1][0]  # the plan itself is kept
+    assert [(f.group, f.unwrapped_all) for f in m.fallbacks] == [(None, False)]
+    assert "--iree-opt-data-tiling" not in m.artifact.flags
+    _check_numerics(m)
+
+
+def test_unattributed_failure_then_hands_every_group_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken, calls = _unattributed(lambda text, flags: "flow.dispatch.region" in text)
+    monkeypatch.setattr(fallback, "compile_module", broken)
+    with pytest.warns(fo.FallbackWarning, match="groups left to IREE's own fusion"):
+        m = fo.compile_mlir(TEXT, fusion="cost")
+    assert len(calls) == 3 and "flow.dispatch.region" not in calls[2][0]
+    assert [(f.group, f.unwrapped_all) for f in m.fallbacks] == [(None, False), (None, True)]
+    _check_numerics(m)

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import CompileError, InputError
 from ..ir import Session, functions, ir
 from ..transforms.dispatch_regions import (GROUP_LOC_PREFIX, regions_holding_loc, regions_of_group,
-                                           unwrap_region)
+                                           regions_where, unwrap_region)
 from ..testhooks import FAULTS
 from .compile import Artifact, compile_module
 from .faults import raise_injected_fault
@@ -30,12 +30,17 @@ _PLAIN_LOC = re.compile(r":(\d+):(\d+)$")
 
 @dataclass(frozen=True)
 class Fallback:
-    """One group that IREE rejected: it was left to IREE's dispatch formation instead."""
+    """One group that IREE rejected: it was left to IREE's dispatch formation instead. `group` None: a
+    failure no group could be blamed for, answered by `action` on the whole module."""
 
-    group: int
+    group: int | None
     error: str
+    action: str = ""
+    unwrapped_all: bool = False  # every group of the module was handed back
 
     def __str__(self) -> str:
+        if self.group is None:
+            return f"IREE failed at a location no group holds ({self.error}); {self.action}"
         return f"group {self.group} failed to compile in IREE ({self.error}); left to IREE's own fusion"
 
 
@@ -63,8 +68,15 @@ def failing_regions(module: ir.Module, err: CompileError) -> tuple[str, list[ir.
 
 def compile_with_fallback(module: ir.Module, session: Session | None, target: str, *,
                           extra_flags: tuple[str, ...] = (), params_path: Path | None = None,
-                          source_name: str = "<input>") -> tuple[Artifact, tuple[Fallback, ...]]:
-    """compile_module, unwrapping each group IREE rejects (at most MAX_FALLBACKS), then compiling again."""
+                          source_name: str = "<input>", levers: tuple[str, ...] = ()
+                          ) -> tuple[Artifact, tuple[Fallback, ...]]:
+    """compile_module, unwrapping each group IREE rejects (at most MAX_FALLBACKS), then compiling again.
+
+    A failure no group can be blamed for (IREE reports it at a location of its own: torchvision's
+    ConvNeXt failed in a data-tiled `map_store`, "write affecting operations on global resources are
+    restricted to workgroup distributed contexts") is answered in two steps, each said in a Fallback:
+    first the module-level `levers` among `extra_flags` (backends/levers.py: data tiling, O3) are
+    dropped, then every group is left to IREE's own fusion. Only a failure after both is raised."""
     if not functions(module):  # IREE would fail to write an empty module ("failed to generate bytecode")
         raise InputError("nothing to compile: the input defines no function", source_name)
     fallbacks: list[Fallback] = []
@@ -76,6 +88,19 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
             return art, tuple(fallbacks)
         except CompileError as err:
             what, regions = failing_regions(module, err)
+            if not regions and len(fallbacks) < MAX_FALLBACKS:
+                msg = " ".join(f"{err.where}: {err.message}".split())[:200]
+                dropped = tuple(f for f in extra_flags if f in levers)
+                if dropped:
+                    extra_flags = tuple(f for f in extra_flags if f not in levers)
+                    fallbacks.append(Fallback(None, msg, f"compiled without {' '.join(dropped)}"))
+                    continue
+                everything = regions_where(module, lambda r: True)
+                if everything:
+                    for r in everything:
+                        unwrap_region(r)
+                    fallbacks.append(Fallback(None, msg, f"all {len(everything)} groups left to IREE's own fusion", True))
+                    continue
             if not regions or len(fallbacks) >= MAX_FALLBACKS:
                 raise
             gids = sorted({int(m.group(1)) for r in regions if (m := _GROUP.search(str(r.location)))})
@@ -87,8 +112,8 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
 
 def compile_with_strategies(module: ir.Module, session: Session | None, target: str, *,
                             extra_flags: tuple[str, ...] = (), strategy_flags: tuple[str, ...] = (),
-                            params_path: Path | None = None, source_name: str = "<input>"
-                            ) -> tuple[Artifact, tuple[Fallback, ...], str | None]:
+                            params_path: Path | None = None, source_name: str = "<input>",
+                            levers: tuple[str, ...] = ()) -> tuple[Artifact, tuple[Fallback, ...], str | None]:
     """compile_with_fallback, first with `strategy_flags` (backends: transforms.strategies.codegen_flags).
     Returns (artifact, group fallbacks, why the strategies were dropped or None). A strategy failure
     does not unwrap groups: the plan is not at fault."""
@@ -100,8 +125,8 @@ def compile_with_strategies(module: ir.Module, session: Session | None, target: 
         except CompileError as err:
             dropped = f"{err.where}: {' '.join(err.message.split())}"[:300]
         art, fallbacks = compile_with_fallback(module, session, target, extra_flags=extra_flags,
-                                               params_path=params_path, source_name=source_name)
+                                               params_path=params_path, source_name=source_name, levers=levers)
         return art, fallbacks, dropped
     art, fallbacks = compile_with_fallback(module, session, target, extra_flags=extra_flags,
-                                           params_path=params_path, source_name=source_name)
+                                           params_path=params_path, source_name=source_name, levers=levers)
     return art, fallbacks, None
