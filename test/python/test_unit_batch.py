@@ -34,3 +34,18 @@ def test_a_real_batch_is_left_alone():
     m = fo.compile_mlir(text)
     assert dict(m.plan.patterns).get("unit-batch-matmul") == 0
     assert any(op.name == "linalg.batch_matmul" for op in m.graphs[0].ops)
+
+
+def test_shared_weight_batch_matmul_becomes_one_matmul_on_the_weight():
+    """The broadcast weight's batch folds into M: one 2-D matmul on the weight itself, same numbers."""
+    text = (LIT.parent / "unit-batch-shared-weight.mlir").read_text().replace("math.erf", "math.tanh")
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 6, 8), dtype=np.float32)
+    w = rng.standard_normal((8, 16), dtype=np.float32)
+    flat = fo.compile_mlir(text)
+    kept = fo.compile_mlir(text, disable_patterns=["unit-batch-matmul"])
+    assert dict(flat.plan.patterns).get("unit-batch-matmul") == 1
+    names = [op.name for op in flat.graphs[0].ops]
+    assert "linalg.batch_matmul" not in names and names.count("linalg.generic") == 1  # the broadcast is gone
+    np.testing.assert_allclose(np.asarray(flat(x, w)), np.tanh(x @ w), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(kept(x, w)), np.asarray(flat(x, w)), rtol=1e-6, atol=1e-6)

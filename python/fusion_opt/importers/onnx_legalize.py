@@ -273,6 +273,44 @@ def _explicit_zero_points(g: _Graph, node: Node) -> list[Node] | None:
     return nodes
 
 
+def _batched_qlinear_matmul(g: _Graph, node: Node) -> list[Node] | None:
+    """QLinearMatMul with a batch dim came out wrong (the 2-D form is right): as MatMulInteger, its int32
+    accumulator scaled in f32 by `a_scale * b_scale` and quantized by QuantizeLinear. Scales and zero
+    points of one element become scalars (QuantizeLinear reads a 1-D scale as per-axis)."""
+    if node.op_type != "QLinearMatMul" or len(node.input) < 8:
+        return None
+    a_shape, b_shape = g.shapes.get(node.input[0]), g.shapes.get(node.input[3])
+    if a_shape is None or b_shape is None or (len(a_shape) <= 2 and len(b_shape) <= 2):
+        return None
+    nodes: list[Node] = []
+    base = node.output[0]
+    scalar = g.const(f"{base}_scalar", np.zeros(0, np.int64), nodes)
+
+    def per_tensor(name: str, to: int | None = None) -> str | None:
+        shape = g.shapes.get(name)
+        if shape is None or int(np.prod(shape)) != 1:
+            return None
+        out = g.fresh(f"{name}_s")
+        nodes.append(helper.make_node("Reshape", [name, scalar], [out]))
+        if to is not None:
+            cast = g.fresh(f"{name}_f")
+            nodes.append(helper.make_node("Cast", [out], [cast], to=to))
+            out = cast
+        return out
+    f32 = onnx.TensorProto.FLOAT
+    a_s, a_zp, b_s, b_zp, y_s, y_zp = (per_tensor(node.input[i], f32 if i in (1, 4, 6) else None)
+                                       for i in (1, 2, 4, 5, 6, 7))
+    if None in (a_s, a_zp, b_s, b_zp, y_s, y_zp):
+        return None
+    acc, accf, scale, real = (g.fresh(f"{base}_{k}") for k in ("acc", "accf", "scale", "real"))
+    nodes += [helper.make_node("MatMulInteger", [node.input[0], node.input[3], a_zp, b_zp], [acc]),
+              helper.make_node("Cast", [acc], [accf], to=f32),
+              helper.make_node("Mul", [a_s, b_s], [scale]),
+              helper.make_node("Mul", [accf, scale], [real]),
+              helper.make_node("QuantizeLinear", [real, y_s, y_zp], [base], name=node.name)]
+    return nodes
+
+
 def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
     """Before the opset upgrade (opset < 7 only): per-channel `[C]` slopes -> `[C, 1, ...]` initializers."""
     opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
@@ -296,7 +334,8 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
-    _pad_gather, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _explicit_zero_points)
+    _pad_gather, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
+    _explicit_zero_points)
 
 
 def legalize(proto: onnx.ModelProto) -> int:

@@ -34,10 +34,11 @@ PATTERNS: tuple[Pattern, ...] = (
             "past IREE's const-eval size limit, computes in a dispatch of its own) an output-sized tensor per call",
             "accumulate into a zero fill, add the [F] bias in an epilogue that joins the contraction's group "
             "(rewrites/bias_epilogue.py)", match.bias_epilogue, rewrite=True),
-    Pattern("unit-batch-matmul", "a batch matmul over a batch of one (ONNX MatMul of [1, S, H] by a weight) is not "
-            "data-tiled by IREE; the same matmul in 2-D gets packed mmt4d tiles",
-            "operands viewed as 2-D, one linalg.matmul, the result expanded back below its epilogue "
-            "(rewrites/unit_batch.py)", match.unit_batch_matmul, rewrite=True),
+    Pattern("unit-batch-matmul", "a batch matmul over a batch of one (ONNX MatMul of [1, S, H] by a weight), or "
+            "over one weight broadcast across the batch (a Linear on a 4-D channels-last activation), is not "
+            "data-tiled by IREE; the same matmul in 2-D gets packed mmt4d tiles, and the broadcast copy goes",
+            "operands viewed as 2-D (the batch folded into M, the broadcast's 2-D weight read directly), one "
+            "linalg.matmul, the result expanded back below its epilogue (rewrites/unit_batch.py)", match.unit_batch_matmul, rewrite=True),
     Pattern("bmm-tiles", "IREE's llvm-cpu vector tiles divide a batch matmul's M and N: a prime length (ViT's "
             "197 tokens) leaves tiles of 1, the scores matmul ran 3.3-4.0 ms instead of 0.26",
             "IREE's own peeled 8 x 8 register tile attached as a compilation_info, CPU targets only "

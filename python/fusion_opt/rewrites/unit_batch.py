@@ -1,4 +1,4 @@
-"""Batch matmuls over a batch of one as plain 2-D matmuls.
+"""Batch matmuls over a batch of one, or of one shared weight, as plain 2-D matmuls.
 
 Why: ONNX MatMul of a `[1, S, H]` activation by an `[H, N]` weight imports as `linalg.batch_matmul`
 over `[1, S, H] x [1, H, N]`. IREE's data tiling packs only plain matmuls (one M, N and K loop, no
@@ -7,6 +7,13 @@ batch: `cost.model.data_tileable`), so the transformer projections ran as unpack
 batch dim (operands viewed as 2-D, the result expanded back, the expand moved below the epilogue by
 the same reshape propagation as the conv strategy) changes no arithmetic, so it is applied whenever
 it matches.
+
+The same holds where the batch matmul's right operand is one `[K, N]` weight broadcast over the batch
+(torch's exporter writes a Linear over a 4-D channels-last activation, ConvNeXt's `[1, H, W, C] x [C, 4C]`,
+as broadcast + `batch_matmul` over `[H, W, C] x [H, C, 4C]`): the batch folds into M (`[H*W, C] x [C, 4C]`)
+and the broadcast, a copy of the weight per batch on every call, is gone. IREE 3.13 also failed to compile
+those batch matmuls with their GELU epilogue in one dispatch ("vector.store op write affecting operations
+on global resources ...").
 """
 from __future__ import annotations
 
@@ -18,11 +25,22 @@ from ..ir import ir
 
 
 def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[int]:
-    """Named `linalg.batch_matmul`s with default maps whose batch is 1, not pinned or barred."""
+    """Named `linalg.batch_matmul`s with default maps whose batch is 1 or whose right operand is a
+    broadcast weight (`shared_weight`), not pinned or barred."""
     return [op.index for op in graph.ops
             if op.name == "linalg.batch_matmul" and tuple(op.map_dims) == NAMED_MATMUL_DIMS[op.name]
-            and op.loop_ranges[0] == 1 and op.index not in skip
-            and all(len(s) == 3 and s[0] == 1 for s in op.operand_shapes)]
+            and op.index not in skip and all(len(s) == 3 for s in op.operand_shapes)
+            and ((op.loop_ranges[0] == 1 and all(s[0] == 1 for s in op.operand_shapes))
+                 or shared_weight(graph, op.operands[1]))]
+
+
+def shared_weight(graph: DataflowGraph, producer: int | None) -> bool:
+    """Whether `producer` is a plain broadcast of a 2-D `[K, N]` value over a leading batch dim."""
+    if producer is None or producer < 0:
+        return False
+    b = graph.ops[producer]
+    return (b.name == "linalg.generic" and b.num_dps_inputs == 1 and not b.body_ops
+            and tuple(b.map_dims) == ((1, 2), (0, 1, 2)) and set(b.iterator_types) == {"parallel"})
 
 
 def apply(op: ir.Operation) -> None:
@@ -36,12 +54,27 @@ def apply(op: ir.Operation) -> None:
         return tensor.CollapseShapeOp(ir.RankedTensorType.get(list(t.shape[1:]), t.element_type), v,
                                       [[0, 1], [2]]).result
 
+    shared = None
+    rhs = op.operands[1].owner
+    if out_t.shape[0] != 1 and isinstance(rhs, ir.OpView | ir.Operation):
+        shared = rhs.operation  # the broadcast (`find` checked it): its input is the 2-D weight
     with op.context, op.location, ir.InsertionPoint(op):
-        a, b, init = (flat(op.operands[k]) for k in range(3))
+        if shared is None:
+            a, b, init = (flat(op.operands[k]) for k in range(3))
+        else:
+            t = ir.RankedTensorType(op.operands[0].type)
+            o = ir.RankedTensorType(op.operands[2].type)
+            a = tensor.CollapseShapeOp(ir.RankedTensorType.get([t.shape[0] * t.shape[1], t.shape[2]], t.element_type),
+                                       op.operands[0], [[0, 1], [2]]).result
+            init = tensor.CollapseShapeOp(ir.RankedTensorType.get([o.shape[0] * o.shape[1], o.shape[2]],
+                                                                  o.element_type), op.operands[2], [[0, 1], [2]]).result
+            b = shared.operands[0]
         mm = linalg.matmul(a, b, outs=[init])
         res = tensor.ExpandShapeOp(out_t, mm, [[0, 1], [2]], [], list(out_t.shape)).result
     op.results[0].replace_all_uses_with(res)
     op.erase()
+    if shared is not None and not list(shared.results[0].uses):
+        shared.erase()
 
 
 def flatten_unit_batches(graph: DataflowGraph, ops: Sequence[ir.Operation], skip: set[int] = frozenset()) -> int:
