@@ -157,3 +157,17 @@ def test_torchvision_vit_imports_and_matches_onnxruntime() -> None:
     ref = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"input": x})[0]
     assert np.abs(ref).max() > 0.1
     np.testing.assert_allclose(fo.compile_onnx(path)(x), ref, atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("case", [
+    "node:test_qlinearmatmul_3D_uint8_float32", "node:test_qlinearmatmul_3D_int8_float16",  # were mismatches
+    "node:test_spacetodepth_crd_mode_example",                                              # was a mismatch
+    "pytorch-converted:test_ReflectionPad2d", "pytorch-converted:test_PReLU_2d_multiparam",
+    "node:test_convtranspose_group_2", "node:test_convtranspose_autopad_same",
+    "node:test_qlinearconv", "node:test_convinteger_without_padding",                       # were rejected
+])
+def test_onnx_cases_the_rewrites_fixed(case: str) -> None:
+    from fusion_opt.bench.conformance import run_case
+
+    rec = run_case(case)
+    assert rec["outcome"] == "pass", rec

@@ -125,6 +125,13 @@ def fold_shape_arithmetic(proto: onnx.ModelProto, rounds: int = 64) -> int:
     on every round. Returns how many node outputs were folded."""
     if not unshaped_outputs(proto):
         return 0
+    try:
+        return _fold(proto, rounds)
+    except Exception:  # noqa: BLE001 - the graph is only replaced at the end: it is left as it was
+        return 0
+
+
+def _fold(proto: onnx.ModelProto, rounds: int) -> int:
     skeleton = onnx.ModelProto()
     skeleton.CopyFrom(proto if not proto.graph.initializer else _without_weights(proto))
     folded: set[str] = set()
