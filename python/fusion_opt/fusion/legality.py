@@ -424,6 +424,50 @@ def _r_reduction(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
+PACK_MULTIPLE = 16  # rows/cols of IREE's f32 data-tiling register tile on the CPUs we target (AVX-512)
+_RESHAPES = ("tensor.collapse_shape", "tensor.expand_shape")
+
+
+def _packed_uses(g: IndexedGraph, i: int) -> list[tuple[int, int]]:
+    """(contraction, operand) pairs that read op i's result, directly or through reshapes."""
+    out: list[tuple[int, int]] = []
+    todo, seen = [i], {i}
+    while todo:
+        p = todo.pop()
+        for c in g.consumers(p):
+            if g.ops[c].name in _RESHAPES:
+                if c not in seen:
+                    seen.add(c)
+                    todo.append(c)
+            elif g.ops[c].kind is OpKind.CONTRACTION:
+                out += [(c, e.operand) for e in g.in_edges[c] if e.producer == p]  # type: ignore[attr-defined]
+    return out
+
+
+def _r_packed_multi_output(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """A dispatch with a reduction and several results, one of them an operand of a plain matmul whose
+    packed dim (M for the left operand, N for the right) is not a multiple of 16: with data tiling, IREE
+    fuses the operand's packing into that dispatch, which then exceeds the 32 KiB stack limit (ViT's
+    residual add + LayerNorm into its 197-row MLP matmul; one result, or 208 rows, compile)."""
+    from ..cost.model import data_tileable
+
+    if not any(g.ops[i].kind is OpKind.REDUCTION for i in m):
+        return None
+    leaving = [i for i in sorted(m) if i in g.outputs or any(c not in m for c in g.consumers(i))]
+    if len(leaving) < 2:
+        return None
+    for i in leaving:
+        for c, operand in _packed_uses(g, i):
+            cop = g.ops[c]
+            if c in m or operand > 1 or not data_tileable(cop) or len(cop.loop_ranges) < 2:
+                continue
+            dim = cop.loop_ranges[operand]  # matmul loops (M, N, K): the left operand packs M, the right N
+            if dim % PACK_MULTIPLE:
+                return (f"op {i}, one of several results of a group with a reduction, feeds matmul {c} whose "
+                        f"packed dim {dim} is not a multiple of {PACK_MULTIPLE}")
+    return None
+
+
 @dataclass(frozen=True)
 class Rule:
     name: str
@@ -463,6 +507,9 @@ RULES: tuple[Rule, ...] = (
     Rule("root-space", "epilogues of a contraction/convolution iterate over its output space", _r_root_space),
     Rule("reduction", "a consumer of a whole reduced extent fuses only in a row-wise multi-reduction",
          _r_reduction),
+    Rule("packed-multi-output", "a multi-result group with a reduction feeding a matmul operand whose packed dim is "
+         "not a multiple of 16 exceeds IREE llvm-cpu's stack limit once data tiling packs it there",
+         _r_packed_multi_output),
 )
 RULE_NAMES = tuple(r.name for r in RULES) + ("cycle",)
 
