@@ -208,9 +208,10 @@ def _global_opt(text: bytes, where: str) -> bytes:
 
 
 def _text(module: ir.Module) -> str:
-    """Generic text with every element printed (see `_global_opt` for why not bytecode)."""
+    """Text with every element and location printed (the ONNX node names are the ops' locations: pins
+    and reports name them); see `_global_opt` for why not bytecode."""
     buf = io.StringIO()
-    module.operation.print(file=buf, large_elements_limit=None)
+    module.operation.print(file=buf, large_elements_limit=None, enable_debug_info=True)
     return buf.getvalue()
 
 
