@@ -78,23 +78,19 @@ def _check_numerics(m: fo.CompiledModel) -> None:
     np.testing.assert_allclose(m(x, w), np.tanh(x @ w), rtol=1e-4, atol=1e-5)
 
 
-def test_unattributed_failure_hands_every_group_back_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    broken, calls = _unattributed(lambda text, flags: "flow.dispatch.region" in text)
+@pytest.mark.parametrize("fails_while,warned,steps", [
+    ("regions", "groups left to IREE's own fusion", [(None, True)]),             # the plan goes first
+    ("data-tiling", "compiled without --iree-opt-data-tiling", [(None, True), (None, False)]),
+])
+def test_unattributed_failure_hands_groups_back_then_drops_levers(monkeypatch: pytest.MonkeyPatch, fails_while: str,
+                                                                  warned: str, steps: list) -> None:
+    when = (lambda text, flags: "flow.dispatch.region" in text) if fails_while == "regions" else \
+        (lambda text, flags: "--iree-opt-data-tiling" in flags)
+    broken, calls = _unattributed(when)
     monkeypatch.setattr(fallback, "compile_module", broken)
-    with pytest.warns(fo.FallbackWarning, match="groups left to IREE's own fusion"):
+    with pytest.warns(fo.FallbackWarning, match=warned):
         m = fo.compile_mlir(TEXT, fusion="cost")
-    assert len(calls) == 2 and "flow.dispatch.region" not in calls[1][0]
-    assert "--iree-opt-data-tiling" in calls[1][1]  # the levers are kept
-    assert [(f.group, f.unwrapped_all) for f in m.fallbacks] == [(None, True)]
-    _check_numerics(m)
-
-
-def test_unattributed_failure_then_drops_the_module_levers(monkeypatch: pytest.MonkeyPatch) -> None:
-    broken, calls = _unattributed(lambda text, flags: "--iree-opt-data-tiling" in flags)
-    monkeypatch.setattr(fallback, "compile_module", broken)
-    with pytest.warns(fo.FallbackWarning, match="compiled without --iree-opt-data-tiling"):
-        m = fo.compile_mlir(TEXT, fusion="cost")
-    assert len(calls) == 3 and "--iree-opt-data-tiling" not in calls[2][1]
-    assert [(f.group, f.unwrapped_all) for f in m.fallbacks] == [(None, True), (None, False)]
-    assert "--iree-opt-data-tiling" not in m.artifact.flags
+    assert len(calls) == len(steps) + 1 and "flow.dispatch.region" not in calls[1][0]
+    assert [(f.group, f.unwrapped_all) for f in m.fallbacks] == steps
+    assert ("--iree-opt-data-tiling" in m.artifact.flags) == (fails_while == "regions")  # levers kept if they can be
     _check_numerics(m)

@@ -98,14 +98,15 @@ def _fold_once(proto: onnx.ModelProto) -> set[str]:
               for name, arr in folded.items() if name in used]
     del g.node[:]
     g.node.extend(consts + keep)
-    _forget_downstream(g, set(folded))
+    forget_downstream(g, set(folded))
     return set(folded)
 
 
-def _forget_downstream(g: onnx.GraphProto, roots: set[str]) -> None:
+def forget_downstream(g: onnx.GraphProto, roots: set[str]) -> None:
     """Drop the inferred shapes of every value computed from `roots`: onnx's data propagation had guessed
     them without the folded values, and wrongly (a Slice from an unknown start came out as length 0 and
-    the Reshape after it as `[1, 1, 3, 4, 2]` instead of `[1, 3, 4, 2]`). Inference derives them again."""
+    the Reshape after it as `[1, 1, 3, 4, 2]` instead of `[1, 3, 4, 2]`; onnx's inference and onnxruntime
+    disagree on ConvTranspose's output_padding under auto_pad). Inference derives them again."""
     stale = set(roots)
     for n in g.node:
         if any(i in stale for i in n.input):
@@ -146,7 +147,7 @@ def _fold(proto: onnx.ModelProto, rounds: int) -> int:
     if folded:
         del proto.graph.node[:]
         proto.graph.node.extend(skeleton.graph.node)
-        _forget_downstream(proto.graph, folded)
+        forget_downstream(proto.graph, folded)
     return len(folded)
 
 

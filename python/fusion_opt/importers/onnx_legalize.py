@@ -33,6 +33,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from .onnx_fold import forget_downstream
+
 Node = onnx.NodeProto
 
 
@@ -98,19 +100,8 @@ def _replace(g: _Graph, rewrite: Callable[[_Graph, Node], list[Node] | None]) ->
     if hits:
         del g.graph.node[:]
         g.graph.node.extend(out)
-        _forget_shapes(g.graph, rewritten)
+        forget_downstream(g.graph, rewritten)
     return hits
-
-
-def _forget_shapes(graph: onnx.GraphProto, names: set[str]) -> None:
-    """Drop inferred shapes of rewritten values, so the next shape inference derives them from the new nodes
-    (onnx's inference and onnxruntime disagree on some: ConvTranspose's output_padding under auto_pad)."""
-    keep = [v for v in graph.value_info if v.name not in names]
-    del graph.value_info[:]
-    graph.value_info.extend(keep)
-    for v in graph.output:
-        if v.name in names and v.type.HasField("tensor_type"):
-            v.type.tensor_type.ClearField("shape")
 
 
 def _pad_indices(mode: str, n: int, before: int, after: int) -> np.ndarray | None:
