@@ -24,7 +24,7 @@ from .faults import raise_injected_fault
 
 MAX_FALLBACKS = 16
 _GROUP = re.compile(re.escape(GROUP_LOC_PREFIX) + r"(\d+)")
-_FIRST_LOC = re.compile(r'loc\((?:callsite\()?("[^"]*"(?::\d+:\d+)?)')
+_FIRST_LOC = re.compile(r'loc\((?:fused\[)?(?:callsite\()?("[^"]*"(?::\d+:\d+)?)')  # fused[...]: IREE merged ops
 _PLAIN_LOC = re.compile(r":(\d+):(\d+)$")
 
 

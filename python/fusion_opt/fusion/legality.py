@@ -424,8 +424,24 @@ def _r_reduction(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
-PACK_MULTIPLE = 16  # rows/cols of IREE's f32 data-tiling register tile on the CPUs we target (AVX-512)
 _RESHAPES = ("tensor.collapse_shape", "tensor.expand_shape")
+
+
+def _r_bool_operand(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """A contraction's epilogue reading an i1 tensor from outside the group (a causal mask in `select`):
+    with data tiling, IREE 3.13 gives the i1 operand the matmul result's packed layout, and its encode
+    dispatch fails ("load_from_buffer ... element types must match"); handed back to IREE after that
+    failure, a GPT block's masked scores came out wrong (max error 0.19 against onnxruntime)."""
+    if not any(g.ops[i].kind is OpKind.CONTRACTION for i in m):
+        return None
+    for i in sorted(m):
+        op = g.ops[i]
+        if op.kind is OpKind.CONTRACTION:
+            continue
+        for k in range(min(op.num_dps_inputs, len(op.element_types), len(op.operands))):
+            if op.element_types[k] == "i1" and op.operands[k] not in m:
+                return f"op {i} reads an i1 operand {k} from outside the group of a contraction"
+    return None
 
 
 def _packed_uses(g: IndexedGraph, i: int) -> list[tuple[int, int]]:
@@ -445,10 +461,13 @@ def _packed_uses(g: IndexedGraph, i: int) -> list[tuple[int, int]]:
 
 
 def _r_packed_multi_output(g: IndexedGraph, m: frozenset[int]) -> str | None:
-    """A dispatch with a reduction and several results, one of them an operand of a plain matmul whose
-    packed dim (M for the left operand, N for the right) is not a multiple of 16: with data tiling, IREE
-    fuses the operand's packing into that dispatch, which then exceeds the 32 KiB stack limit (ViT's
-    residual add + LayerNorm into its 197-row MLP matmul; one result, or 208 rows, compile)."""
+    """A dispatch with a reduction and several results, one of them an operand of a plain matmul: with data
+    tiling, IREE fuses the operand's packing into that dispatch, which then exceeded the 32 KiB stack
+    (torchvision's ViT-B/16: residual add + LayerNorm into its 197-row MLP matmul, 146688 bytes; a GPT
+    block: embedding gather + LayerNorm into its 64-row QKV matmul, 32896 bytes). IREE's own formation of
+    the same ops failed the same way, so the group is refused rather than handed back. One result
+    compiles; so did 208 rows in a synthetic case, but the stack size follows IREE's tiles, not a rule we
+    can state, so every size is refused."""
     from ..cost.model import data_tileable
 
     if not any(g.ops[i].kind is OpKind.REDUCTION for i in m):
@@ -458,13 +477,8 @@ def _r_packed_multi_output(g: IndexedGraph, m: frozenset[int]) -> str | None:
         return None
     for i in leaving:
         for c, operand in _packed_uses(g, i):
-            cop = g.ops[c]
-            if c in m or operand > 1 or not data_tileable(cop) or len(cop.loop_ranges) < 2:
-                continue
-            dim = cop.loop_ranges[operand]  # matmul loops (M, N, K): the left operand packs M, the right N
-            if dim % PACK_MULTIPLE:
-                return (f"op {i}, one of several results of a group with a reduction, feeds matmul {c} whose "
-                        f"packed dim {dim} is not a multiple of {PACK_MULTIPLE}")
+            if c not in m and operand <= 1 and data_tileable(g.ops[c]):
+                return f"op {i}, one of several results of a group with a reduction, is an operand of matmul {c}"
     return None
 
 
@@ -507,8 +521,10 @@ RULES: tuple[Rule, ...] = (
     Rule("root-space", "epilogues of a contraction/convolution iterate over its output space", _r_root_space),
     Rule("reduction", "a consumer of a whole reduced extent fuses only in a row-wise multi-reduction",
          _r_reduction),
-    Rule("packed-multi-output", "a multi-result group with a reduction feeding a matmul operand whose packed dim is "
-         "not a multiple of 16 exceeds IREE llvm-cpu's stack limit once data tiling packs it there",
+    Rule("bool-operand", "an i1 tensor read by a contraction's epilogue gets the packed layout under data tiling, "
+         "which IREE llvm-cpu cannot encode", _r_bool_operand),
+    Rule("packed-multi-output", "a multi-result group with a reduction feeding a matmul operand exceeds IREE "
+         "llvm-cpu's stack limit once data tiling packs the operand there",
          _r_packed_multi_output),
 )
 RULE_NAMES = tuple(r.name for r in RULES) + ("cycle",)

@@ -1,8 +1,9 @@
 // Rule 'packed-multi-output' (rejected): a residual add + row reduction group with two results (the sum,
 // read by the caller, and the centred rows) whose second result is the left operand of a 2-D matmul of
-// 12 rows, not a multiple of 16. With data tiling IREE packs that operand inside the group's dispatch,
-// which then exceeds llvm-cpu's 32 KiB stack (ViT-B/16's residual + LayerNorm before its 197-row MLP
-// matmul); pinning the three ops together is an error. Accepted twin: packed-multi-output.mlir (16 rows).
+// 12 rows. With data tiling IREE packs that operand inside the group's dispatch, which then exceeds
+// llvm-cpu's 32 KiB stack (ViT-B/16's residual + LayerNorm before its 197-row MLP matmul, a GPT block's
+// before its 64-row QKV matmul); pinning the three ops together is an error. Accepted twin:
+// packed-multi-output.mlir (one result).
 // RUN: fusion-opt %s --verify-diagnostics --split-input-file --fusion=greedy --emit=plan
 // RUN: fusion-opt %s --verify-diagnostics --split-input-file --fusion=cost --emit=plan
 
