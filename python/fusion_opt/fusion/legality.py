@@ -521,10 +521,9 @@ RULES: tuple[Rule, ...] = (
     Rule("root-space", "epilogues of a contraction/convolution iterate over its output space", _r_root_space),
     Rule("reduction", "a consumer of a whole reduced extent fuses only in a row-wise multi-reduction",
          _r_reduction),
-    Rule("bool-operand", "an i1 tensor read by a contraction's epilogue gets the packed layout under data tiling, "
-         "which IREE llvm-cpu cannot encode", _r_bool_operand),
-    Rule("packed-multi-output", "a multi-result group with a reduction feeding a matmul operand exceeds IREE "
-         "llvm-cpu's stack limit once data tiling packs the operand there",
+    Rule("bool-operand", "an i1 tensor read in a contraction's group gets its packed layout, which IREE cannot encode",
+         _r_bool_operand),
+    Rule("packed-multi-output", "a multi-result reduction group packing a matmul operand exceeds IREE's stack limit",
          _r_packed_multi_output),
 )
 RULE_NAMES = tuple(r.name for r in RULES) + ("cycle",)
