@@ -36,6 +36,7 @@ from onnx import helper, numpy_helper
 from .onnx_fold import forget_downstream
 
 Node = onnx.NodeProto
+SMALL = 4096  # elements: the largest initializer read as a value
 
 
 class _Graph:
@@ -43,7 +44,10 @@ class _Graph:
 
     def __init__(self, proto: onnx.ModelProto) -> None:
         self.graph = proto.graph
-        self.consts: dict[str, np.ndarray] = {t.name: numpy_helper.to_array(t) for t in self.graph.initializer}
+        # Only small initializers are read (pads, axes, split sizes): converting a model's weights on
+        # every rewrite cost VGG-19's import 9 s.
+        self.consts: dict[str, np.ndarray] = {t.name: numpy_helper.to_array(t) for t in self.graph.initializer
+                                              if np.prod(t.dims, dtype=np.int64) <= SMALL}
         for n in self.graph.node:
             if n.op_type == "Constant" and n.attribute and n.attribute[0].name == "value":
                 self.consts[n.output[0]] = numpy_helper.to_array(n.attribute[0].t)
@@ -58,6 +62,9 @@ class _Graph:
         for name, arr in self.consts.items():
             self.shapes.setdefault(name, list(arr.shape))
             self.types.setdefault(name, helper.np_dtype_to_tensor_dtype(arr.dtype))
+        for t in self.graph.initializer:
+            self.shapes.setdefault(t.name, list(t.dims))
+            self.types.setdefault(t.name, t.data_type)
         self.names = {o for n in self.graph.node for o in n.output} | set(self.consts) | {
             i.name for i in self.graph.input}
 
