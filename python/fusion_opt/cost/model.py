@@ -185,9 +185,14 @@ def data_tileable(op: OpDesc) -> bool:
     IREE storing it into a padded buffer left it uncollapsed at 266), one N loop (second input only: a 1x1
     conv as F x (H, W) x C, two N loops, ran at 28-43 GFLOP/s with data tiling on), one K loop and no
     batch loop, reading no input with a stride. Measured here: such matmuls run as mmt4d 3x faster; attention's batch matmuls ran the same
-    with and without data tiling (0.77 vs 0.84 ms for 6) and only added 6 packing dispatches."""
+    with and without data tiling (0.77 vs 0.84 ms for 6) and only added 6 packing dispatches.
+    Not a matmul whose N or K is 1 (an outer product, a matrix-vector product): packing gains nothing
+    there, and IREE 3.13's flow phase segfaulted on a data-tiled 5x1 by 1x5 product fed by two small
+    regions (onnx's windowed-attention expansion), taking the caller's process with it."""
     dims = matmul_dims(op)
-    return dims is not None and len(dims[0]) == 0 and len(dims[2]) == len(dims[3]) == 1 and \
+    if dims is None or any(op.loop_ranges[d] == 1 for d in (*dims[2], *dims[3])):
+        return False
+    return len(dims[0]) == 0 and len(dims[2]) == len(dims[3]) == 1 and \
         (len(dims[1]) == 1 or loops_collapse(op, dims[1]))
 
 
