@@ -131,7 +131,8 @@ def _body(op: ir.Operation) -> tuple[tuple[str, ...], list[bool]]:
     return names, used
 
 
-def describe_op(op: ir.Operation, index: int, operands: tuple[int | None, ...], source_name: str) -> OpDesc:
+def describe_op(op: ir.Operation, index: int, operands: tuple[int | None, ...], source_name: str,
+                demotes_f64: bool = False) -> OpDesc:
     """One op as plain data (see OpDesc for the meaning of each field)."""
     name = op.name
     in_types = [v.type for v in op.operands]
@@ -173,7 +174,12 @@ def describe_op(op: ir.Operation, index: int, operands: tuple[int | None, ...], 
     # A data-dependent shape (ONNX Tile with its repeats as a graph input) stays with IREE, which forms
     # dynamic dispatches itself; a region of ours around it crashed IREE 3.13 (`fusion-bench conformance`).
     static = all(t.has_static_shape for t in in_types + out_types if isinstance(t, ir.ShapedType))
-    dispatchable = (has_tensor_result and static and (name not in NOT_DISPATCHABLE or _pad_boundary_dropped(name))
+    # An f64 value where the compile demotes f64 to f32 (backends/compile.abi_flags: the function's own
+    # signature has none) stays with IREE: its demotion's type conversion segfaulted on the block of a
+    # region of ours holding f64 values (onnx's attention expansions compute their mask in double).
+    demoted = demotes_f64 and any(str(_elem(t)) == "f64" for t in in_types + out_types if isinstance(t, ir.ShapedType))
+    dispatchable = (has_tensor_result and static and not demoted
+                    and (name not in NOT_DISPATCHABLE or _pad_boundary_dropped(name))
                     and name.split(".")[0] in DISPATCH_DIALECTS)
     attrs = tuple((k, str(op.attributes[k])) for k in KEPT_ATTRS if k in op.attributes)
     return OpDesc(
@@ -195,6 +201,9 @@ def describe_function(func_op: ir.Operation | ir.OpView, source_name: str = "-",
     func_op = func_op.operation
     body = block_ops(func_op)
     graph_ops = [o for o in body if o.name not in FREE_OPS]
+    ftype = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
+    demotes_f64 = not any(isinstance(t, ir.ShapedType) and str(t.element_type) == "f64"
+                          for t in (*ftype.inputs, *ftype.results))
     index = {o: i for i, o in enumerate(graph_ops)}
     descs: list[OpDesc] = []
     edges: list[Edge] = []
@@ -209,7 +218,7 @@ def describe_function(func_op: ir.Operation | ir.OpView, source_name: str = "-",
             operands.append(p)
             if p is not None:
                 edges.append(Edge(p, i, pos, ir.OpResult(v).result_number))
-        descs.append(describe_op(op, i, tuple(operands), source_name))
+        descs.append(describe_op(op, i, tuple(operands), source_name, demotes_f64))
     outputs: set[int] = set()
     for ret in (o for o in body if o.name == "func.return"):
         for v in ret.operands:
