@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -171,7 +172,7 @@ def _first_unconverted(module: ir.Module) -> tuple[str, str] | None:
     return found[0] if found else None
 
 
-def _to_linalg(proto: onnx.ModelProto, where: str) -> bytes:
+def _to_linalg(proto: onnx.ModelProto, where: str, out: str) -> bytes:
     """ONNX -> torch -> Linalg, as MLIR text (`_global_opt` continues). Runs in a child process
     (importers/isolate.py): torch-mlir and IREE's passes crash on some valid models (a segfault in
     convert-torch-to-linalg on onnx's DepthToSpace expansion, also under iree-opt; intermittent ones in
@@ -191,28 +192,25 @@ def _to_linalg(proto: onnx.ModelProto, where: str) -> bytes:
         node = bad[1][len('loc("'):-2] if bad[1].startswith('loc("') else bad[1]
         raise UnsupportedError(f"unsupported ONNX op '{bad[0]}' (node '{node}')", where)
     _run(module, TORCH_TO_LINALG, staging.context, where)
-    return _text(module).encode()
+    # Text with every element and location (the ONNX node names are the ops' locations: pins and reports
+    # name them), to a file the next child reads: 205 MB for ResNet-50, not passed through the parent.
+    with open(out, "w") as f:
+        module.operation.print(file=f, large_elements_limit=None, enable_debug_info=True)
+    return b""
 
 
-def _global_opt(text: bytes, where: str) -> bytes:
+def _global_opt(path: str, where: str) -> bytes:
     """IREE's global-opt steps on the Linalg module, as MLIR bytecode, in a child process of their own,
     parsed from text: in the process the torch passes had run in, `iree-global-opt-propagate-linalg-transpose`
     segfaulted on every try on torchvision's ViT-B/16 and ConvNeXt blocks (in a fresh context too, as
     it does in a fresh process on the same module read from bytecode); a fresh process reading text, like
     `iree-opt`, runs them. The text costs ResNet-50 0.7 s more than bytecode (0.8 s for its 205 MB)."""
     linalg = new_session()
-    module = ir.Module.parse(text.decode(), linalg.context)
+    with open(path) as f:
+        module = ir.Module.parse(f.read(), linalg.context)
     _run(module, GLOBAL_OPT, linalg.context, where)
     _run(module, FOLD_UNIT_DIMS, linalg.context, where)
     return _bytecode(module)
-
-
-def _text(module: ir.Module) -> str:
-    """Text with every element and location printed (the ONNX node names are the ops' locations: pins
-    and reports name them); see `_global_opt` for why not bytecode."""
-    buf = io.StringIO()
-    module.operation.print(file=buf, large_elements_limit=None, enable_debug_info=True)
-    return buf.getvalue()
 
 
 def _bytecode(module: ir.Module) -> bytes:
@@ -228,9 +226,11 @@ def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Con
     proto, where = load_onnx(model)
     where = source_name or where
     proto = prepare(proto, where, input_shapes)
-    linalg = run_isolated(_to_linalg, (proto, where), "the ONNX-to-Linalg lowering", where)
-    module = ir.Module.parse(run_isolated(_global_opt, (linalg, where), "the ONNX-to-Linalg lowering", where),
-                             context)
+    with tempfile.TemporaryDirectory(prefix="fusion-opt-import-") as d:
+        text = os.path.join(d, "linalg.mlir")
+        run_isolated(_to_linalg, (proto, where, text), "the ONNX-to-Linalg lowering", where)
+        code = run_isolated(_global_opt, (text, where), "the ONNX-to-Linalg lowering", where)
+    module = ir.Module.parse(code, context)
     return module, proto
 
 
