@@ -94,3 +94,23 @@ def test_unattributed_failure_hands_groups_back_then_drops_levers(monkeypatch: p
     assert [(f.group, f.unwrapped_all) for f in m.fallbacks] == steps
     assert ("--iree-opt-data-tiling" in m.artifact.flags) == (fails_while == "regions")  # levers kept if they can be
     _check_numerics(m)
+
+
+def test_an_iree_crash_is_a_fallback_not_the_callers_death(monkeypatch: pytest.MonkeyPatch) -> None:
+    """IREE 3.13's flow phase segfaults on a data-tiled 5x1 by 1x5 product (onnx's windowed-attention
+    expansion; `data_tileable` now refuses N or K of 1). With that refusal taken away in the planning
+    process, the compile's child process dies; the caller gets a fallback and the right numbers."""
+    from fusion_opt.bench.conformance import _load_case
+    from fusion_opt.cost import model
+
+    def old_data_tileable(op):  # before N/K = 1 was refused
+        dims = model.matmul_dims(op)
+        return dims is not None and not dims[0] and len(dims[2]) == len(dims[3]) == 1 and \
+            (len(dims[1]) == 1 or model.loops_collapse(op, dims[1]))
+
+    monkeypatch.setattr(model, "data_tileable", old_data_tileable)
+    proto, ins, outs, _, _ = _load_case("node:test_attention_bidirectional_window_expanded")
+    with pytest.warns(fo.FallbackWarning, match=r"IREE's compiler crashed \(signal SIG"):
+        m = fo.compile_onnx(proto)
+    assert [(f.group, f.unwrapped_all) for f in m.fallbacks] == [(None, True)]
+    np.testing.assert_allclose(m(*ins), outs[0], atol=1e-6)

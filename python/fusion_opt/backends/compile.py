@@ -120,6 +120,46 @@ def compile_module(module: ir.Module, session: Session | None, target: str, extr
     return Artifact(vmfb, params, tgt.name, flags, n, time.perf_counter() - t0, entry, sites)
 
 
+def compile_module_isolated(module: ir.Module, session: Session | None, target: str,
+                            extra_flags: tuple[str, ...] = (), params_path: Path | None = None, *,
+                            count_dispatches: bool = True, source_name: str = "<input>") -> Artifact:
+    """compile_module in a child process (importers/isolate.py), the module passed as bytecode in a file.
+
+    Why: IREE segfaults on some modules (its flow phase on a data-tiled 5x1 by 1x5 product, its f64
+    demotion on a region holding f64 values: onnx's windowed-attention expansions), and in process that
+    ended the caller's. A crash is a CompileError at the source, which backends/fallback.py answers like
+    any failure no group holds (every group handed back, then the module levers dropped). Costs a fork
+    and a bytecode file (~0.3 s for ResNet-50)."""
+    import pickle
+
+    from ..importers.isolate import run_isolated
+
+    with tempfile.TemporaryDirectory(prefix="fusion-opt-compile-") as d:
+        src, out = os.path.join(d, "in.mlirbc"), os.path.join(d, "artifact.pickle")
+        with open(src, "wb") as f:
+            module.operation.write_bytecode(f)
+        run_isolated(_compile_child, (src, target, tuple(extra_flags), None if params_path is None else str(params_path),
+                                      count_dispatches, source_name, out),
+                     "IREE's compiler", source_name, retries=0, crash=CompileError,
+                     consequence="left to a smaller plan")
+        with open(out, "rb") as f:
+            return pickle.load(f)
+
+
+def _compile_child(src: str, target: str, flags: tuple[str, ...], params: str | None, count: bool,
+                   source_name: str, out: str) -> bytes:
+    import pickle
+
+    sess = new_session()
+    with open(src, "rb") as f:
+        module = ir.Module.parse(f.read(), sess.context)
+    art = compile_module(module, sess, target, flags, None if params is None else Path(params),
+                         count_dispatches=count, source_name=source_name)
+    with open(out, "wb") as f:
+        pickle.dump(art, f)
+    return b""
+
+
 def compile_to_flow(module: ir.Module, session: Session | None, target: str, extra_flags: tuple[str, ...] = (),
                     *, large_elements_limit: int = 16, source_name: str = "<input>") -> str:
     """The module after IREE's `flow` phase, as text (large constants elided: for reading, not re-parsing)."""

@@ -19,7 +19,8 @@ from ..ir import Session, functions, ir
 from ..transforms.dispatch_regions import (GROUP_LOC_PREFIX, regions_holding_loc, regions_of_group,
                                            regions_where, unwrap_region)
 from ..testhooks import FAULTS
-from .compile import Artifact, compile_module
+from .compile import Artifact
+from .compile import compile_module_isolated as compile_module  # an IREE crash is an error, not our death
 from .faults import raise_injected_fault
 
 MAX_FALLBACKS = 16

@@ -44,32 +44,34 @@ def _child(stage: Callable[..., bytes], args: tuple[Any, ...], what: str, d: str
     try:
         out.write_bytes(stage(*args))
     except FusionOptError as e:
-        err.write_text(json.dumps({"kind": type(e).__name__, "message": e.message}))
+        err.write_text(json.dumps({"kind": type(e).__name__, "message": e.message, "where": e.where}))
     except BaseException as e:  # noqa: BLE001 - reported by the parent
         err.write_text(json.dumps({"kind": "UnsupportedError", "message": f"{what} failed: {type(e).__name__}: {e}"}))
 
 
 def run_isolated(stage: Callable[..., bytes], args: tuple[Any, ...], what: str, where: str | None,
-                 retries: int = 2) -> bytes:
+                 retries: int = 2, crash: type[FusionOptError] = UnsupportedError,
+                 consequence: str = "this model cannot be imported") -> bytes:
     """`stage(*args)` (a module-level function) in a child process; its FusionOptErrors are re-raised here,
     a crash of the child becomes an UnsupportedError naming the signal and LLVM's reason. A child killed
     by a signal is retried up to `retries` times: some of IREE's crashes are intermittent (the global-opt
     steps on onnx's attention expansions passed on about one try in two), a deterministic one costs the
     retries."""
-    crash: _Crashed | None = None
+    died: _Crashed | None = None
     for _ in range(retries + 1):
         try:
-            return _run_child(stage, args, what, where)
+            return _run_child(stage, args, what, where, consequence)
         except _Crashed as e:
-            crash = e
-    raise UnsupportedError(str(crash), where) from None
+            died = e
+    raise crash(str(died), where) from None
 
 
 class _Crashed(Exception):
     """The child died by a signal (its message is the user's)."""
 
 
-def _run_child(stage: Callable[..., bytes], args: tuple[Any, ...], what: str, where: str | None) -> bytes:
+def _run_child(stage: Callable[..., bytes], args: tuple[Any, ...], what: str, where: str | None,
+               consequence: str = "this model cannot be imported") -> bytes:
     with tempfile.TemporaryDirectory(prefix="fusion-opt-") as d:
         p = _context().Process(target=_child, args=(stage, args, what, d), daemon=True)
         # multiprocessing re-imports the caller's main script in the child (`__mp_main__`), which would run
@@ -88,13 +90,13 @@ def _run_child(stage: Callable[..., bytes], args: tuple[Any, ...], what: str, wh
             cls = getattr(errors, e["kind"], UnsupportedError)
             if not (isinstance(cls, type) and issubclass(cls, FusionOptError)):
                 cls = UnsupportedError
-            raise cls(e["message"], where)
+            raise cls(e["message"], e.get("where") or where)
         if p.exitcode == 0 and out.is_file():
             return out.read_bytes()
         code = p.exitcode if p.exitcode is not None else -1
         how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
         reason = _fatal_line(Path(d) / "stderr")
-        msg = f"{what} crashed ({how}{': ' + reason if reason else ''}); this model cannot be imported"
+        msg = f"{what} crashed ({how}{': ' + reason if reason else ''}); {consequence}"
         if code < 0:
             raise _Crashed(msg)
         raise UnsupportedError(msg, where)
