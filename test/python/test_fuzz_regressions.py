@@ -83,9 +83,14 @@ def _compiles(name: str, mode: str, out: Path) -> bool:
     return proc.returncode == 0
 
 
-@pytest.mark.xfail(strict=True, reason="IREE 3.13 segfaults on two offset reads of one operand, even unfused")
-def test_two_tap_stencil_compiles_unfused(tmp_path: Path) -> None:
-    assert _compiles("stencil-two-taps", "none", tmp_path / "m.vmfb")
+# IREE 3.13 segfaults on two offset reads of one operand in a region of ours, even unfused (one op per
+# region). The compile runs in a child process now (backends/compile.compile_module_isolated): the crash
+# is a fallback to IREE's own formation, which compiles it, and the numbers are right.
+def test_two_tap_stencil_crash_falls_back_unfused() -> None:
+    with pytest.warns(fo.FallbackWarning, match=r"IREE's compiler crashed \(signal SIG"):
+        m = fo.compile_mlir(str(REPRO / "stencil-two-taps.mlir"), fusion="none")
+    assert [(f.group, f.unwrapped_all) for f in m.fallbacks] == [(None, True)]
+    _check_outputs("stencil-two-taps", m)
 
 
 # feeds-iree used to hand the offset read and its consumer to IREE, whose fusion of them segfaults.
