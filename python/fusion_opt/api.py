@@ -63,6 +63,14 @@ class CompiledModel:
         """Dispatches IREE actually formed (counted on the flow IR), not just our group count."""
         return int(self.artifact.dispatch_count)
 
+    def __repr__(self) -> str:
+        # The dataclass repr printed every op description of every graph (tens of KB for a small model).
+        ins = ", ".join(self.input_names) or "?"
+        outs = ", ".join(self.output_names) or "?"
+        extra = f", {len(self.fallbacks)} fallback(s)" if self.fallbacks else ""
+        return (f"<CompiledModel ({ins}) -> ({outs}): fusion={self.fusion!r} target={self.target!r}, "
+                f"{sum(len(p.groups) for p in self.plans)} groups, {getattr(self.artifact, 'dispatch_count', None)} dispatches{extra}>")
+
     def __call__(self, *arrays: np.ndarray):
         if self._runner is None:
             from .backends.runtime import load

@@ -185,8 +185,9 @@ def check_transform_options(args: argparse.Namespace) -> None:
     if args.tile_and_fuse and args.emit is not None and args.emit not in TILE_EMITS:
         raise InputError(f"--tile-and-fuse prints the tiled IR (or --emit={'|'.join(TILE_EMITS)}); tiled loops "
                          f"cannot be handed to IREE as dispatch regions (--emit={args.emit})")
-    if args.emit is None:
-        args.emit = "regions"
+    if args.emit is None:  # `-o m.vmfb` alone means the module (as iree-compile): IR text in a .vmfb is a trap
+        out = args.output or "-"
+        args.emit = "vmfb" if out.endswith(".vmfb") and not (script or args.tile_and_fuse) else "regions"
     if getattr(args, "codegen_strategies", False) and args.emit != "vmfb":
         raise InputError("--codegen-strategies changes how IREE compiles dispatches: use it with --emit=vmfb")
 
