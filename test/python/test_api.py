@@ -36,7 +36,7 @@ def test_call_plan_report(model: fo.CompiledModel) -> None:
     assert "1 IREE dispatches" in model.report()
     with pytest.raises(ValueError):
         model.report(format="yaml")
-    assert repr(model) == ("<CompiledModel (x) -> (y): fusion='cost' target='host', 1 groups, 1 dispatches>")
+    assert repr(model) == ("<CompiledModel (x) -> (y): fusion='cost' target='llvm-cpu', 1 groups, 1 dispatches>")
 
 
 def test_save_and_reload(model: fo.CompiledModel, tmp_path: Path) -> None:
