@@ -187,6 +187,27 @@ def test_gpt_block_with_causal_mask_matches_onnxruntime() -> None:
     np.testing.assert_allclose(m(x), ref, atol=1e-5, rtol=1e-4)
 
 
+def test_encoder_embedding_residual_is_not_packed_in_the_layernorm_dispatch() -> None:
+    """torch's TransformerEncoder (data/export_encoder_micro.py): its embedding gather feeds the first
+    LayerNorm and, as a residual, the attention output's matmul, whose accumulator IREE packs. In one
+    multi-result group with the LayerNorm that packing unrolled (a 96-wide, 40-token export: 37 s of a
+    40 s compile); rule `packed-multi-output` counts the accumulator, so the gather stays apart."""
+    from pathlib import Path
+
+    path = str(Path(__file__).parent / "data" / "encoder_micro.onnx")
+    x = RNG.integers(0, 100, (1, 16)).astype(np.int64)
+    ref = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"input": x})[0]
+    m = fo.compile_onnx(path)
+    assert not m.fallbacks
+    assert any(d.reason.startswith("refused: illegal [packed-multi-output]") and "accumulator" in d.reason
+               for d in m.plan.decisions), m.report()
+    gather = {o.index for o in m.graphs[0].ops if o.loc.endswith("/e/Gather") and o.dispatchable}
+    ops = m.graphs[0].ops
+    assert gather and not [g.id for g in m.plan.groups
+                           if set(g.ops) & gather and any(ops[i].kind.value == "reduction" for i in g.ops)]
+    np.testing.assert_allclose(m(x), ref, atol=1e-5, rtol=1e-4)
+
+
 def test_windowed_attention_expansions_compile_in_a_worker() -> None:
     """onnx's windowed-attention expansions, once their window masks fold to constants, segfaulted IREE and
     with it the process: a data-tiled 5x1 by 1x5 outer product (flow phase, after barrier stripping), and

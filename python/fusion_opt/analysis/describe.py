@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from ..ir import block_ops, ir, linalg, symbol_name
 from ..testhooks import DISABLED_RULES
 from .classify import ATTENTION_OP, WINOGRAD_FLOPS_PER_TILE, attention_flops, explain, winograd_flops
-from .opdesc import DataflowGraph, Edge, OpDesc, OpKind
+from .opdesc import CAPTURED, DataflowGraph, Edge, OpDesc, OpKind
 
 # Free values: rematerialized anywhere, never a graph node (operands they define read as None).
 FREE_OPS = frozenset({"arith.constant", "tensor.empty", "func.return"})
@@ -195,6 +195,24 @@ def describe_op(op: ir.Operation, index: int, operands: tuple[int | None, ...], 
     )
 
 
+def _captured(op: ir.Operation, index: dict[ir.Operation, int]) -> list[tuple[int, int]]:
+    """(graph op, result) pairs whose values `op`'s body reads from outside (a gather's tensor.extract):
+    dataflow like an operand, which the cycle rule and the region order must see."""
+    found: list[tuple[int, int]] = []
+    stack = [b for region in op.regions for b in region.blocks]
+    while stack:
+        for inner in stack.pop().operations:
+            for v in inner.operands:
+                owner = v.owner
+                if isinstance(owner, ir.Block):
+                    continue
+                p = index.get(owner.operation if hasattr(owner, "operation") else owner)
+                if p is not None and (p, ir.OpResult(v).result_number) not in found:
+                    found.append((p, ir.OpResult(v).result_number))
+            stack += [b for region in inner.regions for b in region.blocks]
+    return found
+
+
 def describe_function(func_op: ir.Operation | ir.OpView, source_name: str = "-",
                       ) -> tuple[DataflowGraph, list[ir.Operation]]:
     """Describe every top-level op of `func_op` except free ones; list[i] is the IR op of OpDesc i."""
@@ -218,6 +236,7 @@ def describe_function(func_op: ir.Operation | ir.OpView, source_name: str = "-",
             operands.append(p)
             if p is not None:
                 edges.append(Edge(p, i, pos, ir.OpResult(v).result_number))
+        edges += [Edge(p, i, CAPTURED, r) for p, r in _captured(op, index)]
         descs.append(describe_op(op, i, tuple(operands), source_name, demotes_f64))
     outputs: set[int] = set()
     for ret in (o for o in body if o.name == "func.return"):

@@ -5,6 +5,7 @@ hand-written descriptions and run without a compiler (tinygrad / TVM style).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from enum import Enum
@@ -59,12 +60,25 @@ class OpDesc:
         return "reduction" in self.iterator_types
 
 
+# Metadata-only ops: IREE turns them into flow.tensor.reshape, outside every dispatch.
+RESHAPE_OPS = ("tensor.collapse_shape", "tensor.expand_shape")
+
+
+# Edge.operand of a value the consumer reads inside its body (`tensor.extract` of a captured tensor: a
+# gather), not through an operand: no indexing map says which elements, so the whole tensor is read.
+CAPTURED = 1 << 20
+
+
 @dataclass(frozen=True)
 class Edge:
     producer: int
     consumer: int
-    operand: int      # operand position in the consumer
+    operand: int      # operand position in the consumer (CAPTURED: read inside its body)
     result: int = 0   # result number of the producer
+
+    @property
+    def captured(self) -> bool:
+        return self.operand >= CAPTURED
 
 
 @dataclass(frozen=True)
@@ -92,6 +106,28 @@ class DataflowGraph:
 
     def producers(self, i: int) -> tuple[int, ...]:
         return self._adjacency[1].get(i, ())
+
+    @cached_property
+    def _out_edges(self) -> dict[int, tuple[Edge, ...]]:
+        out: dict[int, list[Edge]] = {}
+        for e in self.edges:
+            out.setdefault(e.producer, []).append(e)
+        return {i: tuple(es) for i, es in out.items()}
+
+    def uses_through(self, i: int, see_through: Callable[[OpDesc], bool]) -> tuple[Edge, ...]:
+        """The edges by which op i's value is read, looking through the ops `see_through` accepts
+        (reshapes: no dispatch holds them, so the reader past them is the one that matters). An edge's
+        producer is i or the last op looked through."""
+        out: list[Edge] = []
+        todo, seen = [i], {i}
+        while todo:
+            for e in self._out_edges.get(todo.pop(), ()):
+                if not see_through(self.ops[e.consumer]):
+                    out.append(e)
+                elif e.consumer not in seen:
+                    seen.add(e.consumer)
+                    todo.append(e.consumer)
+        return tuple(out)
 
 
 def describe(op: OpDesc) -> str:

@@ -154,7 +154,7 @@ def _policy(st: _State, p: int, g: int) -> tuple[bool, str]:
     # p's group is light: a prologue of g (or part of a light chain).
     into_root = [e for e in st.in_edges[rg] if e.producer == p] if rg is not None else []
     if into_root and ops[rg].kind in MATMUL_LIKE:
-        init_only = all(e.operand >= ops[rg].num_dps_inputs for e in into_root)
+        init_only = all(e.operand >= ops[rg].num_dps_inputs and not e.captured for e in into_root)
         if not (init_only and is_fill_like(pd)):
             return False, (f"refused: prologue into a {ops[rg].kind.value} input "
                            "(only a fill of its init is fused)")

@@ -196,15 +196,7 @@ _HEAVY = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.REDUCTION, Op
 
 def _through_reshapes(graph: DataflowGraph, i: int) -> set[int]:
     """Consumers of op i, looking through metadata-only ops (reshapes), which no dispatch holds."""
-    out: set[int] = set()
-    todo = list(graph.consumers(i))
-    while todo:
-        c = todo.pop()
-        if is_free(graph.ops[c]):
-            todo.extend(graph.consumers(c))
-        else:
-            out.add(c)
-    return out
+    return {e.consumer for e in graph.uses_through(i, is_free)}
 
 
 def _feeds_iree(graph: DataflowGraph, g: Group, handed_ops: set[int]) -> bool:

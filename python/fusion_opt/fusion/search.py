@@ -54,7 +54,7 @@ def _detached_fills(g: IndexedGraph, c: Constraints) -> frozenset[int]:
                      if op.dispatchable and is_fill_like(op) and g.consumers(op.index) and op.index not in g.outputs
                      and op.index not in pinned and op.index not in c.barriers
                      and all(g.ops[x].dispatchable and x not in c.barriers for x in g.consumers(op.index))
-                     and all(e.operand >= g.ops[e.consumer].num_dps_inputs  # only accumulator inits
+                     and all(e.operand >= g.ops[e.consumer].num_dps_inputs and not e.captured  # only accumulator inits
                              for c in g.consumers(op.index) for e in g.in_edges[c] if e.producer == op.index))
 
 

@@ -26,11 +26,10 @@ Where it applies (measured, 2026-11-30, this 2-core AVX-512 VM):
 """
 from __future__ import annotations
 
+from ..analysis.opdesc import RESHAPE_OPS
 from ..cost.tiling import image_in_one_tile
 from ..ir import arith, block_ops, defining_op, ir, linalg, tensor
 from .dispatch_regions import unwrap_region, wrap_group
-
-_RESHAPES = ("tensor.expand_shape", "tensor.collapse_shape")
 
 
 def _single_use(v: ir.Value) -> bool:
@@ -82,7 +81,7 @@ def _rewrite(pad: ir.Operation) -> bool:
         return False
     chain: list[ir.Operation] = []
     v = pad.operands[0]
-    while (o := defining_op(v)) is not None and o.name in _RESHAPES and _single_use(v):
+    while (o := defining_op(v)) is not None and o.name in RESHAPE_OPS and _single_use(v):
         chain.append(o)
         v = o.operands[0]
     region = defining_op(v)
