@@ -219,3 +219,106 @@ def test_windowed_attention_expansions_compile_in_a_worker() -> None:
                        "node:test_attention_local_window_gqa_rank4_mask_expanded"], timeout_s=300, jobs=2))
     assert [r["outcome"] for r in recs] == ["pass", "pass"], recs
 
+
+
+def _rnn(op: str, direction: str, states: bool, seq: int = 5, **attrs: object) -> onnx.ModelProto:
+    """One GRU / LSTM / RNN node, all outputs returned; batch 2, input 3, hidden 4 (LSTM: with peepholes
+    when `states`)."""
+    dirs = 2 if direction == "bidirectional" else 1
+    gates = {"GRU": 3, "LSTM": 4, "RNN": 1}[op]
+    batch, inp, hid = 2, 3, 4
+    r = np.random.default_rng(1)
+    w = lambda *s: numpy_helper.from_array((0.5 * r.standard_normal(s)).astype(np.float32))  # noqa: E731
+    inits = {"W": w(dirs, gates * hid, inp), "R": w(dirs, gates * hid, hid), "B": w(dirs, 2 * gates * hid)}
+    names = ["x", "W", "R", "B", ""]
+    if states:
+        inits["h0"] = w(dirs, batch, hid)
+        names.append("h0")
+        if op == "LSTM":
+            inits["c0"], inits["P"] = w(dirs, batch, hid), w(dirs, 3 * hid)
+            names += ["c0", "P"]
+    for k, t in inits.items():
+        t.name = k
+    outs = ["y", "y_h"] + (["y_c"] if op == "LSTM" else [])
+    node = helper.make_node(op, names, outs, direction=direction, hidden_size=hid, **attrs)
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [seq, batch, inp])],
+                          [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outs],
+                          list(inits.values()))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _check_all(m: onnx.ModelProto) -> fo.CompiledModel:
+    x = RNG.standard_normal([d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim]).astype(np.float32)
+    refs = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    compiled = fo.compile_onnx(m)
+    got = compiled(x)
+    got = got if isinstance(got, tuple) else (got,)
+    assert len(got) == len(refs)
+    for a, b in zip(got, refs):
+        np.testing.assert_allclose(a, b, atol=1e-5, rtol=1e-5)
+    return compiled
+
+
+@pytest.mark.parametrize("op,direction,states,attrs", [
+    ("GRU", "bidirectional", False, {"linear_before_reset": 1}),   # not lowered (backwards)
+    ("GRU", "reverse", True, {}),
+    ("RNN", "bidirectional", True, {"activations": ["Tanh", "Relu"]}),
+    ("LSTM", "bidirectional", True, {}),                           # peepholes: wrong by 0.04
+    ("GRU", "forward", False, {"activations": ["HardSigmoid", "Tanh"], "activation_alpha": [0.3],
+                               "activation_beta": [0.4]}),          # HardSigmoid: wrong by 1.4
+    ("LSTM", "forward", False, {"clip": 0.5}),                      # not lowered
+    ("LSTM", "forward", False, {"input_forget": 1}),                # not lowered
+    ("RNN", "forward", False, {"activations": ["LeakyRelu"], "activation_alpha": [0.1]}),
+])
+def test_recurrences_the_importer_gets_wrong_are_rewritten(op: str, direction: str, states: bool,
+                                                           attrs: dict) -> None:
+    """The importer lowers GRU / LSTM / RNN forwards only (torch-mlir: "backwards currently not
+    supported"), and forward ones with peepholes or HardSigmoid gates to wrong values with no error:
+    backward directions run forward on X reversed in time, and these short sequences are unrolled."""
+    m = _rnn(op, direction, states, **attrs)
+    inferred = onnx.shape_inference.infer_shapes(m)
+    assert legalize(inferred) == 1
+    assert op not in {n.op_type for n in inferred.graph.node}  # 5 steps: unrolled
+    _check_all(m)
+
+
+def test_long_recurrences_keep_the_importers_loop() -> None:
+    """Past UNROLL_STEPS the unrolled graph would grow with the sequence: a forward LSTM of 80 steps is the
+    importer's loop, a bidirectional one two forward nodes."""
+    assert legalize(onnx.shape_inference.infer_shapes(_rnn("LSTM", "forward", False, seq=80))) == 0
+    m = _rnn("GRU", "bidirectional", False, seq=80)
+    inferred = onnx.shape_inference.infer_shapes(m)
+    assert legalize(inferred) == 1
+    assert [n.op_type for n in inferred.graph.node].count("GRU") == 2
+    _check_all(m)
+
+
+@pytest.mark.parametrize("op", ["LSTM", "GRU"])
+def test_sequence_lens_stop_each_row_at_its_length(op: str) -> None:
+    """`sequence_lens` as a model input (rows of 5 and 3 steps): the unrolled steps keep a row's state
+    after its length and write zeros to its Y, as onnxruntime does (onnx's peephole case had it)."""
+    m = _rnn(op, "forward", True)
+    m.graph.node[0].input[4] = "lens"
+    m.graph.input.append(helper.make_tensor_value_info("lens", TensorProto.INT32, [2]))
+    x = RNG.standard_normal((5, 2, 3)).astype(np.float32)
+    lens = np.array([5, 3], np.int32)
+    refs = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(
+        None, {"x": x, "lens": lens})
+    got = fo.compile_onnx(m)(x, lens)
+    for a, b in zip(got, refs):
+        np.testing.assert_allclose(a, b, atol=1e-5, rtol=1e-5)
+    assert not np.any(refs[0][3:, :, 1])  # the reference does zero the short row's tail
+
+
+def test_a_node_the_importer_cannot_lower_is_named_in_one_line() -> None:
+    """A bidirectional GRU with `sequence_lens` stays the importer's, which has no lowering for it: the
+    error names the op, the node and its attributes, not the whole `torch.operator` it left behind."""
+    m = _rnn("GRU", "bidirectional", False)
+    m.graph.node[0].name = "enc/GRU"
+    m.graph.node[0].input[4] = "lens"
+    m.graph.input.append(helper.make_tensor_value_info("lens", TensorProto.INT32, [2]))
+    with pytest.raises(fo.UnsupportedError) as e:
+        fo.compile_onnx(m)
+    msg = str(e.value)
+    assert "ONNX op GRU at node 'enc/GRU' is not supported" in msg and 'direction="bidirectional"' in msg
+    assert "\n" not in msg and "torch.operator" not in msg

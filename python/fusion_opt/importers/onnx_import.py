@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -239,5 +240,21 @@ def _run(module: ir.Module, pipeline: str, context: ir.Context, where: str) -> N
         PassManager.parse(pipeline, context=context).run(module.operation)
     except ir.MLIRError as e:
         diags = e.error_diagnostics
+        if diags and (op := _UNLOWERED.search(diags[0].message)):
+            attrs = ", ".join(f"{k}={v}" for k, v in _ONNX_ATTR.findall(diags[0].message))
+            raise UnsupportedError(f"ONNX op {op.group(1)} at node {_node_name(diags[0].location)} is not "
+                                   f"supported with its attributes ({attrs or 'none'}): the importer has no "
+                                   "lowering for it", where) from None
         msg = f"{diags[0].message} at {diags[0].location}" if diags else str(e).splitlines()[-1]
         raise UnsupportedError(f"lowering to Linalg failed: {msg}", where) from None
+
+
+# A node torch-mlir's ONNX conversion left as `torch.operator "onnx.X"` (the whole op was the message).
+_UNLOWERED = re.compile(r"'torch\.operator' that was explicitly marked illegal: .*?name = \"onnx\.(\w+)\"")
+_ONNX_ATTR = re.compile(r"torch\.onnx\.(\w+) = (\"[^\"]*\"|[-\w.]+)")
+
+
+def _node_name(loc: object) -> str:
+    text = str(loc)
+    m = re.match(r'loc\("([^"]*)"', text)
+    return f"'{m.group(1)}'" if m else text

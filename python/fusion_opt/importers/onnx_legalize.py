@@ -21,6 +21,11 @@ interface, value_info and the nodes downstream are untouched. Each returns the n
 - QLinearMatMul with a batch dim (wrong values; the 2-D form is right): MatMulInteger, then the
   accumulator scaled in f32 and QuantizeLinear. SpaceToDepth in CRD mode (lowered in DCR order): the
   spec's reshape / transpose / reshape.
+- `GRU` / `LSTM` / `RNN` with direction reverse or bidirectional (the importer lowers forward only): one
+  forward node per direction on its slice of the weights, the reverse one on X reversed in time (a
+  `Gather`), outputs concatenated on the direction axis. Forward ones with peepholes, `clip` or
+  activations other than Sigmoid / Tanh / Relu (wrong values, or not lowered) are unrolled over time, and so
+  are short ones (at most 64 steps: the importer's loop launches each step's dispatches from the host).
 - `PRelu` from opset < 7 with a per-channel `[C]` slope: opset 7 made the slope broadcast numpy-style
   (right-aligned), so after the opset upgrade it would broadcast against the last dim; it is reshaped to
   `[C, 1, ...]` first, which is what those models meant.
@@ -338,6 +343,206 @@ def _space_to_depth_crd(g: _Graph, node: Node) -> list[Node] | None:
     return nodes
 
 
+_RNN_GATES = {"GRU": 3, "LSTM": 4, "RNN": 1}
+# Recurrences over at most this many steps are unrolled even where the importer is right: its lowering is a
+# host-side loop launching the step's dispatches per iteration (a 2-layer LSTM over 20 steps: 1.25 ms,
+# unrolled 0.24 ms; onnxruntime 0.08). Longer ones keep the loop: the unrolled graph grows with the steps
+# (85 dispatches and 4.7 s of compile at 2 x 20 steps).
+UNROLL_STEPS = 64
+_RNN_ACTIVATIONS = {"GRU": ("Sigmoid", "Tanh"), "LSTM": ("Sigmoid", "Tanh", "Tanh"), "RNN": ("Tanh",)}  # defaults
+_RNN_STATES = {"GRU": (5,), "LSTM": (5, 6), "RNN": (5,)}  # initial_h (and initial_c): [dirs, batch, hidden]
+_IMPORTER_ACTIVATIONS = {"sigmoid", "tanh", "relu"}  # what the importer's recurrences compute right
+# ONNX's activation functions of recurrences that take alpha (and beta), with the defaults of their ops
+_ALPHA = {"leakyrelu": 0.01, "thresholdedrelu": 1.0, "elu": 1.0, "hardsigmoid": 0.2, "scaledtanh": 1.0, "affine": 1.0}
+_BETA = {"hardsigmoid": 0.5, "scaledtanh": 1.0, "affine": 0.0}
+
+
+def _text(v: object) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def _rnn(g: _Graph, node: Node) -> list[Node] | None:
+    """GRU / LSTM / RNN the importer cannot lower or lowers wrong, as equal graphs.
+
+    Run backwards (direction reverse or bidirectional), they are not lowered (torch-mlir: "backwards
+    currently not supported"): each direction becomes a forward node on its slice of the weights and
+    initial states, the reverse one on X reversed in time and its Y reversed back, and the directions'
+    outputs are concatenated. A forward recurrence with peepholes (LSTM input P), `clip`, or activations
+    other than Sigmoid / Tanh / Relu came out wrong (HardSigmoid GRU: error 1.4, peephole LSTM: 0.04, no
+    error raised) or was not lowered (clip, LSTM's input_forget): those are unrolled over time into MatMul and elementwise
+    nodes (`_unroll`); so is every recurrence of at most UNROLL_STEPS steps (faster than the importer's
+    loop); with `sequence_lens` (forward only: rows of their own lengths), short ones only. Not with the
+    batch-first `layout`."""
+    if node.op_type not in _RNN_GATES:
+        return None
+    a = _attrs(node)
+    direction = _text(a.get("direction", b"forward"))
+    x = g.shapes.get(node.input[0])
+    lens = node.input[4] if len(node.input) > 4 else ""
+    if x is None or len(x) != 3 or int(a.get("layout", 0)) != 0 or (lens and direction != "forward"):
+        return None
+    acts = [_text(v) for v in a.get("activations", ())]
+    peep = len(node.input) > 7 and bool(node.input[7])
+    coupled = int(a.get("input_forget", 0))
+    unroll = (peep or coupled or "clip" in a or any(v.lower() not in _IMPORTER_ACTIVATIONS for v in acts)
+              or x[0] <= UNROLL_STEPS)
+    if lens and not x[0] <= UNROLL_STEPS:
+        return None
+    if direction == "forward" and not unroll:
+        return None
+    dirs = (0, 1) if direction == "bidirectional" else (1,) if direction == "reverse" else (0,)
+    per = len(_RNN_ACTIVATIONS[node.op_type])
+    alphas, betas = list(a.get("activation_alpha", ())), list(a.get("activation_beta", ()))
+    nodes: list[Node] = []
+    base = node.output[0] or node.output[1] or node.name or "rnn"
+    flip = g.const(f"{base}_flip", np.arange(x[0] - 1, -1, -1, dtype=np.int64), nodes) if 1 in dirs else ""
+
+    def part(name: str, k: int) -> str:
+        if not name or len(dirs) == 1:
+            return name
+        out = g.fresh(name)
+        nodes.append(helper.make_node("Slice", [name, g.const(f"{out}_s", np.array([k], np.int64), nodes),
+                                                g.const(f"{out}_e", np.array([k + 1], np.int64), nodes),
+                                                g.const(f"{out}_a", np.array([0], np.int64), nodes)], [out]))
+        return out
+
+    results: list[list[str]] = []
+    for j, d in enumerate(dirs):
+        ins = [part(name, j) if i else name for i, name in enumerate(node.input)]
+        if d == 1:
+            ins[0] = g.fresh(node.input[0])
+            nodes.append(helper.make_node("Gather", [node.input[0], flip], [ins[0]], axis=0))
+        mine = acts[j * per:(j + 1) * per] if len(acts) == per * len(dirs) else list(_RNN_ACTIVATIONS[node.op_type])
+        if unroll:
+            funcs = []
+            for f in mine:  # alpha / beta are consumed in order by the functions that take them
+                al = alphas.pop(0) if f.lower() in _ALPHA and alphas else _ALPHA.get(f.lower())
+                be = betas.pop(0) if f.lower() in _BETA and betas else _BETA.get(f.lower())
+                funcs.append((f, al, be))
+            outs = _unroll(g, node.op_type, ins, x, int(a["hidden_size"]), funcs, a.get("clip"),
+                           int(a.get("linear_before_reset", 0)), coupled, lens, nodes)
+        else:
+            attrs = {k: v for k, v in a.items() if k not in ("direction", "activations")}
+            if acts:
+                attrs["activations"] = mine
+            outs = [g.fresh(o) if o else "" for o in node.output]
+            nodes.append(helper.make_node(node.op_type, ins, outs, direction="forward", **attrs))
+        if d == 1 and node.output[0]:
+            back = g.fresh(node.output[0])
+            nodes.append(helper.make_node("Gather", [outs[0], flip], [back], axis=0))
+            outs = [back, *outs[1:]]
+        results.append(outs)
+    for k, name in enumerate(node.output):
+        if name:
+            parts = [r[k] for r in results]
+            nodes.append(helper.make_node("Concat", parts, [name], axis=1 if k == 0 else 0)
+                         if len(parts) > 1 else helper.make_node("Identity", parts, [name]))
+    return nodes
+
+
+def _unroll(g: _Graph, op: str, ins: list[str], x: list[int], hidden: int,
+            funcs: list[tuple[str, float | None, float | None]], clip: float | None, linear_before_reset: int,
+            input_forget: int, lens: str, nodes: list[Node]) -> list[str]:
+    """One forward GRU / LSTM / RNN over `x` [T, B, I] as T steps of ONNX nodes (the spec's equations);
+    returns the names of Y [T, 1, B, H], Y_h and (LSTM) Y_c [1, B, H]. With `sequence_lens`, a row's
+    state stops changing after its length and its Y is zero there (as onnxruntime)."""
+    t_len, batch, _ = x
+    h, gates = hidden, _RNN_GATES[op]
+    gh = gates * h
+    n = lambda op_type, inputs, **kw: _emit(g, nodes, op_type, inputs, **kw)  # noqa: E731
+    c = lambda base, v: g.const(base, np.asarray(v), nodes)  # noqa: E731
+
+    def cols(v: str, lo: int, hi: int, axis: int = -1) -> str:
+        return n("Slice", [v, c("lo", np.array([lo], np.int64)), c("hi", np.array([hi], np.int64)),
+                           c("ax", np.array([axis], np.int64))])
+
+    def act(k: int, v: str) -> str:
+        name, alpha, beta = funcs[k]
+        if clip is not None:
+            v = n("Clip", [v, c("lo", np.array(-clip, np.float32)), c("hi", np.array(clip, np.float32))])
+        low = name.lower()
+        if low == "affine":
+            return n("Add", [n("Mul", [v, c("a", np.array(alpha, np.float32))]), c("b", np.array(beta, np.float32))])
+        if low == "scaledtanh":
+            return n("Mul", [n("Tanh", [n("Mul", [v, c("b", np.array(beta, np.float32))])]),
+                             c("a", np.array(alpha, np.float32))])
+        canon = {"relu": "Relu", "tanh": "Tanh", "sigmoid": "Sigmoid", "leakyrelu": "LeakyRelu", "elu": "Elu",
+                 "thresholdedrelu": "ThresholdedRelu", "hardsigmoid": "HardSigmoid", "softsign": "Softsign",
+                 "softplus": "Softplus"}[low]
+        kw = {"alpha": float(alpha)} if low in _ALPHA else {}
+        if low in _BETA:
+            kw["beta"] = float(beta)
+        return n(canon, [v], **kw)
+
+    w = n("Transpose", [n("Reshape", [ins[1], c("s", np.array([gh, -1], np.int64))])], perm=[1, 0])   # [I, GH]
+    r = n("Transpose", [n("Reshape", [ins[2], c("s", np.array([gh, h], np.int64))])], perm=[1, 0])    # [H, GH]
+    xw = n("MatMul", [ins[0], w])                                                                       # [T, B, GH]
+    bias = len(ins) > 3 and ins[3]
+    if bias:
+        flat = n("Reshape", [ins[3], c("s", np.array([2 * gh], np.int64))])
+        wb, rb = cols(flat, 0, gh, 0), cols(flat, gh, 2 * gh, 0)
+        xw = n("Add", [xw, wb])
+    zeros = np.zeros((batch, h), np.float32)
+    state = lambda i: (n("Reshape", [ins[i], c("s", np.array([batch, h], np.int64))])  # noqa: E731
+                       if len(ins) > i and ins[i] else c("zero", zeros))
+    hp, cp = state(5), (state(6) if op == "LSTM" else "")
+    peep = [cols(n("Reshape", [ins[7], c("s", np.array([3 * h], np.int64))]), k * h, (k + 1) * h, 0)
+            for k in range(3)] if op == "LSTM" and len(ins) > 7 and ins[7] else None
+    if op == "GRU":
+        r_zr, r_h = cols(r, 0, 2 * h), cols(r, 2 * h, 3 * h)
+        rb_zr, rb_h = (cols(rb, 0, 2 * h, 0), cols(rb, 2 * h, 3 * h, 0)) if bias else ("", "")
+    if lens:
+        lens_f = n("Reshape", [n("Cast", [lens], to=onnx.TensorProto.FLOAT), c("s", np.array([batch, 1], np.int64))])
+    ys: list[str] = []
+    for t in range(t_len):
+        xt = n("Gather", [xw, c("t", np.array(t, np.int64))], axis=0)                                    # [B, GH]
+        h_was, c_was = hp, cp
+        if op == "RNN":
+            pre = n("Add", [xt, n("MatMul", [hp, r])])
+            hp = act(0, n("Add", [pre, rb]) if bias else pre)
+        elif op == "LSTM":
+            pre = n("Add", [xt, n("MatMul", [hp, r])])
+            pre = n("Add", [pre, rb]) if bias else pre
+            gi, go, gf, gc = (cols(pre, k * h, (k + 1) * h) for k in range(4))
+            if peep:
+                gi, gf = n("Add", [gi, n("Mul", [peep[0], cp])]), n("Add", [gf, n("Mul", [peep[2], cp])])
+            it, ct = act(0, gi), act(1, gc)
+            ft = n("Sub", [c("one", np.array(1.0, np.float32)), it]) if input_forget else act(0, gf)
+            cp = n("Add", [n("Mul", [ft, cp]), n("Mul", [it, ct])])
+            if peep:
+                go = n("Add", [go, n("Mul", [peep[1], cp])])
+            hp = n("Mul", [act(0, go), act(2, cp)])
+        else:
+            hzr = n("MatMul", [hp, r_zr])
+            hzr = n("Add", [hzr, rb_zr]) if bias else hzr
+            zt = act(0, n("Add", [cols(xt, 0, h), cols(hzr, 0, h)]))
+            rt = act(0, n("Add", [cols(xt, h, 2 * h), cols(hzr, h, 2 * h)]))
+            if linear_before_reset:
+                hh = n("MatMul", [hp, r_h])
+                hh = n("Mul", [rt, n("Add", [hh, rb_h]) if bias else hh])
+            else:
+                hh = n("MatMul", [n("Mul", [rt, hp]), r_h])
+                hh = n("Add", [hh, rb_h]) if bias else hh
+            cand = act(1, n("Add", [cols(xt, 2 * h, 3 * h), hh]))
+            hp = n("Add", [cand, n("Mul", [zt, n("Sub", [hp, cand])])])
+        y = hp
+        if lens:  # rows past their length: Y zero, state kept
+            live = n("Cast", [n("Less", [c("t", np.array(t, np.float32)), lens_f])], to=onnx.TensorProto.FLOAT)
+            keep = lambda new, old: n("Add", [old, n("Mul", [live, n("Sub", [new, old])])])  # noqa: E731
+            y, hp = n("Mul", [live, hp]), keep(hp, h_was)
+            cp = keep(cp, c_was) if op == "LSTM" else cp
+        ys.append(n("Reshape", [y, c("s", np.array([1, 1, batch, h], np.int64))]))
+    one = c("s", np.array([1, batch, h], np.int64))
+    outs = [n("Concat", ys, axis=0) if len(ys) > 1 else ys[0], n("Reshape", [hp, one])]
+    return outs + ([n("Reshape", [cp, one])] if op == "LSTM" else [])
+
+
+def _emit(g: _Graph, nodes: list[Node], op_type: str, inputs: list[str], **attrs: object) -> str:
+    out = g.fresh(op_type.lower())
+    nodes.append(helper.make_node(op_type, inputs, [out], **attrs))
+    return out
+
+
 def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
     """Before the opset upgrade (opset < 7 only): per-channel `[C]` slopes -> `[C, 1, ...]` initializers."""
     opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
@@ -362,7 +567,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _pad_gather, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
-    _explicit_zero_points, _space_to_depth_crd)
+    _explicit_zero_points, _space_to_depth_crd, _rnn)
 
 
 def legalize(proto: onnx.ModelProto) -> int:
