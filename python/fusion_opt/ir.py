@@ -47,6 +47,13 @@ def functions(module: ir.Module) -> list[ir.Operation]:
     ]
 
 
+def signature_has_f64(func_op: ir.Operation | ir.OpView) -> bool:
+    """A function taking or returning f64 tensors: IREE's f64 -> f32 demotion is turned off for it
+    (backends/compile.abi_flags), and only then may f64 ops share our dispatches (analysis/describe)."""
+    ftype = ir.FunctionType(ir.TypeAttr(func_op.operation.attributes["function_type"]).value)
+    return any(isinstance(t, ir.ShapedType) and str(t.element_type) == "f64" for t in (*ftype.inputs, *ftype.results))
+
+
 def symbol_name(func_op: ir.Operation | ir.OpView) -> str:
     return ir.StringAttr(func_op.operation.attributes["sym_name"]).value
 

@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from ..ir import block_ops, ir, linalg, symbol_name
+from ..ir import block_ops, ir, linalg, signature_has_f64, symbol_name
 from ..testhooks import DISABLED_RULES
 from .classify import ATTENTION_OP, WINOGRAD_FLOPS_PER_TILE, attention_flops, explain, winograd_flops
 from .opdesc import CAPTURED, DataflowGraph, Edge, OpDesc, OpKind
@@ -219,9 +219,7 @@ def describe_function(func_op: ir.Operation | ir.OpView, source_name: str = "-",
     func_op = func_op.operation
     body = block_ops(func_op)
     graph_ops = [o for o in body if o.name not in FREE_OPS]
-    ftype = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
-    demotes_f64 = not any(isinstance(t, ir.ShapedType) and str(t.element_type) == "f64"
-                          for t in (*ftype.inputs, *ftype.results))
+    demotes_f64 = not signature_has_f64(func_op)
     index = {o: i for i, o in enumerate(graph_ops)}
     descs: list[OpDesc] = []
     edges: list[Edge] = []

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CompileError
-from ..ir import Output, Session, ir, new_session
+from ..ir import Output, Session, ir, new_session, signature_has_f64
 from . import _capi
 from .barriers import has_dispatch_regions, strip_region_barriers
 from .flow_ir import FlowSite, count_flow_dispatches, flow_sites
@@ -296,12 +296,7 @@ def abi_flags(module: ir.Module, tgt: Target) -> tuple[str, ...]:
     """
     if tgt.driver == "vulkan":
         return ()
-    for op in _public_functions(module):
-        ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-        types = (*ftype.inputs, *ftype.results)
-        if any(isinstance(t, ir.ShapedType) and str(t.element_type) == "f64" for t in types):
-            return (KEEP_F64,)
-    return ()
+    return (KEEP_F64,) if any(signature_has_f64(op) for op in _public_functions(module)) else ()
 
 
 def _public_functions(module: ir.Module) -> Iterator[ir.Operation]:

@@ -54,8 +54,13 @@ def _evaluate(node: onnx.NodeProto, values: dict[str, np.ndarray], opsets: list[
     return [np.asarray(o) for o in outs]
 
 
+def node_attrs(node: onnx.NodeProto) -> dict[str, object]:
+    """A node's attributes as Python values."""
+    return {x.name: helper.get_attribute_value(x) for x in node.attribute}
+
+
 def _shape_of(node: onnx.NodeProto, dims: list[int]) -> np.ndarray:
-    a = {x.name: helper.get_attribute_value(x) for x in node.attribute}
+    a = node_attrs(node)
     if node.op_type == "Size":
         return np.array(np.prod(dims, dtype=np.int64))
     r = len(dims)

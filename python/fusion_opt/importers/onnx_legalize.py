@@ -38,7 +38,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from .onnx_fold import forget_downstream
+from .onnx_fold import forget_downstream, node_attrs as _attrs
 
 Node = onnx.NodeProto
 SMALL = 4096  # elements: the largest initializer read as a value
@@ -87,10 +87,6 @@ class _Graph:
         into.append(helper.make_node("Constant", [], [name], value=numpy_helper.from_array(value, name)))
         self.consts[name] = value
         return name
-
-
-def _attrs(node: Node) -> dict[str, object]:
-    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
 
 
 def _replace(g: _Graph, rewrite: Callable[[_Graph, Node], list[Node] | None]) -> int:
