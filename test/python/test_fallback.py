@@ -1,6 +1,8 @@
 """A group IREE cannot compile falls back to IREE's own fusion: the compile says so and stays correct."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -99,7 +101,9 @@ def test_unattributed_failure_hands_groups_back_then_drops_levers(monkeypatch: p
 def test_an_iree_crash_is_a_fallback_not_the_callers_death(monkeypatch: pytest.MonkeyPatch) -> None:
     """IREE 3.13's flow phase segfaults on a data-tiled 5x1 by 1x5 product (onnx's windowed-attention
     expansion; `data_tileable` now refuses N or K of 1). With that refusal taken away in the planning
-    process, the compile's child process dies; the caller gets a fallback and the right numbers."""
+    process, the compile's child process dies; the caller gets a fallback and the right numbers, and the
+    dead child's temporary files are gone with its folder."""
+    import tempfile
     from fusion_opt.bench.conformance import _load_case
     from fusion_opt.cost import model
 
@@ -109,8 +113,11 @@ def test_an_iree_crash_is_a_fallback_not_the_callers_death(monkeypatch: pytest.M
             (len(dims[1]) == 1 or model.loops_collapse(op, dims[1]))
 
     monkeypatch.setattr(model, "data_tileable", old_data_tileable)
+    params_dirs = lambda: set(Path(tempfile.gettempdir()).glob("fusion-opt-params-*"))  # noqa: E731
+    before = params_dirs()
     proto, ins, outs, _, _ = _load_case("node:test_attention_bidirectional_window_expanded")
     with pytest.warns(fo.FallbackWarning, match=r"IREE's compiler crashed \(signal SIG"):
         m = fo.compile_onnx(proto)
     assert [(f.group, f.unwrapped_all) for f in m.fallbacks] == [(None, True)]
     np.testing.assert_allclose(m(*ins), outs[0], atol=1e-6)
+    assert params_dirs() <= before

@@ -41,6 +41,9 @@ def _child(stage: Callable[..., bytes], args: tuple[Any, ...], what: str, d: str
     out, err, log = Path(d) / "result", Path(d) / "error.json", Path(d) / "stderr"
     fd = os.open(log, os.O_WRONLY | os.O_CREAT, 0o600)
     os.dup2(fd, 2)
+    # The child's own temporary files go under the parent's folder: a child that dies (IREE's segfaults)
+    # runs no cleanup, and its `fusion-opt-params-*` folders were left in /tmp.
+    tempfile.tempdir = d
     try:
         out.write_bytes(stage(*args))
     except FusionOptError as e:
