@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 
 import fusion_opt as fo
@@ -65,6 +66,33 @@ def test_errors_are_one_line() -> None:
         m(np.ones((3, 16), np.float32))
     with pytest.raises(ValueError):
         fo.compile_onnx(INPUTS / "linear_relu.onnx", fusion="bogus")
+
+
+def test_graph_interfaces_onnxruntime_accepts() -> None:
+    """Outputs that are inputs, initializers or also read inside, an unused input, bool and int64 values,
+    and an empty (size-0) input, which was refused as a dynamic dimension '?'."""
+    from onnx import TensorProto as T
+    from onnx import helper, numpy_helper
+
+    vi = helper.make_tensor_value_info
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Exp", ["r"], ["e"]),
+             helper.make_node("Greater", ["r", "x"], ["b"]), helper.make_node("Add", ["i", "i"], ["j"])]
+    g = helper.make_graph(nodes, "g", [vi("x", T.FLOAT, [2, 3]), vi("i", T.INT64, [4]), vi("unused", T.FLOAT, [5]),
+                                       vi("empty", T.FLOAT, [0, 3])],
+                          [vi("e", T.FLOAT, [2, 3]), vi("r", T.FLOAT, [2, 3]), vi("x", T.FLOAT, [2, 3]),
+                           vi("w", T.FLOAT, [3]), vi("b", T.BOOL, [2, 3]), vi("j", T.INT64, [4]),
+                           vi("empty", T.FLOAT, [0, 3])],
+                          [numpy_helper.from_array(np.arange(3, dtype=np.float32), "w")])
+    proto = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    rng = np.random.default_rng(0)
+    feeds = {"x": rng.standard_normal((2, 3)).astype(np.float32), "i": np.arange(4, dtype=np.int64),
+             "unused": np.ones(5, np.float32), "empty": np.zeros((0, 3), np.float32)}
+    refs = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
+    got = fo.compile_onnx(proto)(*feeds.values())
+    assert len(got) == len(refs)
+    for a, b in zip(got, refs):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
 def test_a_crash_in_the_importer_is_an_error_not_the_callers_death() -> None:

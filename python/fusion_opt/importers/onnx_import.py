@@ -96,7 +96,7 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
         if not t.HasField("shape"):
             raise UnsupportedError(f"graph input '{inp.name}' has no shape", where)
         for d in t.shape.dim:
-            if not d.HasField("dim_value") or d.dim_value <= 0:
+            if not d.HasField("dim_value") or d.dim_value < 0:  # a declared 0 is an empty tensor, not dynamic
                 dim = d.dim_param or "?"
                 raise UnsupportedError(
                     f"graph input '{inp.name}' has dynamic dimension '{dim}'; pin it with "
