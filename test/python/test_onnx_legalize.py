@@ -344,3 +344,46 @@ def test_a_strided_axis_with_one_window_loses_its_stride(op: str, x_shape: list[
     m = _model([helper.make_node(op, ["x", "w"] if op == "Conv" else ["x"], ["y"], **attrs)], x_shape, inits)
     assert legalize(onnx.shape_inference.infer_shapes(m)) == 1
     _check(m, RNG.standard_normal(x_shape).astype(np.float32))
+
+
+def test_nodes_out_of_topological_order_are_sorted() -> None:
+    """ONNX requires topological order and the importer relies on it ("Non topologically produced ONNX node
+    input"); onnx's own linear-attention expansions break it, inside an If branch too."""
+    from fusion_opt.importers.onnx_fold import sort_nodes
+
+    then = helper.make_graph([helper.make_node("Neg", ["t0"], ["t"]), helper.make_node("Relu", ["r"], ["t0"])],
+                             "then", [], [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2, 3])])
+    other = helper.make_graph([helper.make_node("Abs", ["r"], ["e"])], "else", [],
+                              [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2, 3])])
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other),
+             helper.make_node("Exp", ["x"], ["r"]),
+             helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+             helper.make_node("Greater", ["s", "zero"], ["c"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+                          [numpy_helper.from_array(np.array(0.0, np.float32), "zero")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    copy = onnx.ModelProto()
+    copy.CopyFrom(m)
+    assert sort_nodes(copy.graph)
+    assert [n.op_type for n in copy.graph.node] == ["Exp", "ReduceSum", "Greater", "If"]
+    branch = next(a.g for a in copy.graph.node[3].attribute if a.name == "then_branch")
+    assert [n.op_type for n in branch.node] == ["Relu", "Neg"]
+    assert not sort_nodes(copy.graph)
+    for sign in (1.0, -1.0):  # both branches: the If is computed as both and a Where
+        x = (sign * np.abs(RNG.standard_normal((2, 3)))).astype(np.float32)
+        np.testing.assert_allclose(fo.compile_onnx(m)(x), -np.maximum(np.exp(x), 0) if x.sum() > 0 else np.exp(x),
+                                   rtol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["test_attention_4d_causal", "test_rms_normalization_2d_axis0", "test_swish",
+                                  "test_swiglu", "test_rotary_embedding", "test_if"])
+def test_ops_onnx_defines_by_functions_are_expanded(case: str) -> None:
+    """Attention, RMSNormalization, Swish, SwiGLU (whose body uses Swish), RotaryEmbedding: no lowering in
+    the importer ("unsupported ONNX op 'onnx.Attention'"); their schema's function bodies are spliced in
+    (importers/onnx_functions.py). And `If` on a computed condition: both branches and a Where. Each is
+    onnx's own test case, checked against its reference outputs."""
+    from fusion_opt.bench.conformance import run_case
+
+    rec = run_case(f"node:{case}")
+    assert rec["outcome"] == "pass", rec

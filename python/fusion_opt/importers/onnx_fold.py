@@ -54,6 +54,56 @@ def _evaluate(node: onnx.NodeProto, values: dict[str, np.ndarray], opsets: list[
     return [np.asarray(o) for o in outs]
 
 
+def sort_nodes(graph: onnx.GraphProto, outer: frozenset[str] = frozenset()) -> bool:
+    """Put the nodes in topological order (stable); True if they were not. ONNX requires the order, the
+    importer relies on it ("Non topologically produced ONNX node input"), and some graphs break it (onnx's
+    own linear-attention expansions; function bodies spliced in by importers/onnx_functions.py). A node's
+    subgraphs count as reading what they take from the enclosing graph."""
+    nodes = list(graph.node)
+    known = {i.name for i in graph.input} | {t.name for t in graph.initializer} | {""} | outer
+    needs = [[*n.input, *_outer_names(n)] for n in nodes]
+    scope = frozenset(known | {o for n in nodes for o in n.output})
+    inner = False
+    for n in nodes:
+        for a in n.attribute:
+            for g in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
+                inner = sort_nodes(g, scope) or inner
+    todo, order = list(range(len(nodes))), []
+    while todo:
+        rest = []
+        for k in todo:
+            if all(i in known for i in needs[k]):
+                order.append(k)
+                known.update(nodes[k].output)
+            else:
+                rest.append(k)
+        if len(rest) == len(todo):  # a cycle or a name from outside: the rest stays as it was
+            order += rest
+            break
+        todo = rest
+    if order == sorted(order):
+        if inner:  # only subgraphs were reordered (in the copies `nodes` holds)
+            del graph.node[:]
+            graph.node.extend(nodes)
+        return inner
+    ordered = [onnx.NodeProto.FromString(nodes[k].SerializeToString()) for k in order]
+    del graph.node[:]
+    graph.node.extend(ordered)
+    return True
+
+
+def _outer_names(node: onnx.NodeProto) -> set[str]:
+    """Values a node's subgraphs (If / Loop / Scan bodies) read from the enclosing graph."""
+    out: set[str] = set()
+    for a in node.attribute:
+        for g in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
+            inner = {i.name for i in g.input} | {t.name for t in g.initializer} | {o for n in g.node for o in n.output}
+            for n in g.node:
+                out.update(i for i in [*n.input, *_outer_names(n)] if i and i not in inner)
+            out.update(o.name for o in g.output if o.name not in inner)
+    return out
+
+
 def node_attrs(node: onnx.NodeProto) -> dict[str, object]:
     """A node's attributes as Python values."""
     return {x.name: helper.get_attribute_value(x) for x in node.attribute}

@@ -13,10 +13,16 @@ import onnx
 from ..errors import InputError, UnsupportedError
 from ..ir import PassManager, ir, new_session
 from .isolate import run_isolated
-from .onnx_fold import fold_shape_arithmetic
+from .onnx_fold import fold_shape_arithmetic, sort_nodes
+from .onnx_functions import expand_function_ops, expandable
 from .onnx_legalize import legacy_prelu_slopes, legalize
 
 MIN_OPSET = 17
+
+# Standard ops torch-mlir has no lowering for that ONNX defines as functions (onnx's own test cases), expanded
+# before the first import; any other such op the importer refuses is expanded on a second try.
+PREEXPAND = frozenset({"Attention", "RMSNormalization", "Swish", "SwiGLU", "AffineGrid", "LinearAttention",
+                       "CausalConvWithState", "RotaryEmbedding"})
 TORCH_TO_LINALG = (
     "builtin.module(torch-lower-to-backend-contract,func.func(torch-scalarize-shapes),"
     "torch-backend-to-linalg-on-tensors-backend-pipeline)"
@@ -70,9 +76,10 @@ def set_input_shapes(proto: onnx.ModelProto, shapes: Mapping[str, Sequence[int]]
 
 
 def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Sequence[int]] | None = None,
-            ) -> onnx.ModelProto:
-    """Opset upgrade (older opsets fail in IREE on BatchNorm/MaxPool), input pinning, shape inference, and
-    the rewrites of importers/onnx_legalize.py (nodes the importer cannot lower, as equal graphs it can)."""
+            expand: frozenset[str] = PREEXPAND) -> onnx.ModelProto:
+    """Opset upgrade (older opsets fail in IREE on BatchNorm/MaxPool), input pinning, shape inference, the
+    ops in `expand` replaced by their ONNX function bodies (importers/onnx_functions.py), and the rewrites
+    of importers/onnx_legalize.py (nodes the importer cannot lower, as equal graphs it can)."""
     proto_copy = onnx.ModelProto()
     proto_copy.CopyFrom(proto)
     proto = proto_copy
@@ -83,8 +90,15 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
         if opset is not None and opset < MIN_OPSET:
             legacy_prelu_slopes(proto)
             proto = onnx.version_converter.convert_version(proto, MIN_OPSET)
+        sort_nodes(proto.graph)
         proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
-        if fold_shape_arithmetic(proto) + legalize(proto):
+        proto, expanded = expand_function_ops(proto, expand)
+        if expanded:
+            proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+        for _ in range(3):  # a rewrite can expose more (an inlined If branch's shape arithmetic, a nested If)
+            if not fold_shape_arithmetic(proto) + legalize(proto):
+                break
+            sort_nodes(proto.graph)
             proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
     except Exception as e:
         raise InputError(f"ONNX opset conversion or shape inference failed: {e}", where) from None
@@ -224,15 +238,32 @@ def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Con
                 input_shapes: Mapping[str, Sequence[int]] | None = None, source_name: str | None = None,
                 ) -> tuple[ir.Module, onnx.ModelProto]:
     """Import an ONNX model as a Linalg-on-tensors module in `context` (the session's context)."""
-    proto, where = load_onnx(model)
+    original, where = load_onnx(model)
     where = source_name or where
-    proto = prepare(proto, where, input_shapes)
+    expand = PREEXPAND
     with tempfile.TemporaryDirectory(prefix="fusion-opt-import-") as d:
         text = os.path.join(d, "linalg.mlir")
-        run_isolated(_to_linalg, (proto, where, text), "the ONNX-to-Linalg lowering", where)
+        while True:
+            proto = prepare(original, where, input_shapes, expand)
+            try:
+                run_isolated(_to_linalg, (proto, where, text), "the ONNX-to-Linalg lowering", where)
+                break
+            except UnsupportedError as e:  # an op ONNX defines by a function body: expanded, then again
+                op = _unlowered_op(e.message)
+                opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), 0)
+                if op is None or op in expand or not expandable(op, opset):
+                    raise
+                expand = expand | {op}
         code = run_isolated(_global_opt, (text, where), "the ONNX-to-Linalg lowering", where)
     module = ir.Module.parse(code, context)
     return module, proto
+
+
+
+def _unlowered_op(message: str) -> str | None:
+    """The ONNX op an importer error names as not lowered, if any."""
+    m = re.search(r"unsupported ONNX op 'onnx\.(\w+)'|ONNX op (\w+) at node .* is not supported", message)
+    return (m.group(1) or m.group(2)) if m else None
 
 
 def _run(module: ir.Module, pipeline: str, context: ir.Context, where: str) -> None:

@@ -28,6 +28,8 @@ interface, value_info and the nodes downstream are untouched. Each returns the n
   are short ones (at most 64 steps: the importer's loop launches each step's dispatches from the host).
 - Conv / MaxPool / AveragePool whose strided axis has one output over a padded input longer than the
   window (unit-dim folding left an op that does not verify): stride 1, the padded axis one window long.
+- `If` (not lowered): on a condition known at import the taken branch's nodes inline; otherwise, where the
+  branches' outputs have one static shape, both run and `Where` picks.
 - `PRelu` from opset < 7 with a per-channel `[C]` slope: opset 7 made the slope broadcast numpy-style
   (right-aligned), so after the opset upgrade it would broadcast against the last dim; it is reshaped to
   `[C, 1, ...]` first, which is what those models meant.
@@ -341,6 +343,52 @@ def _space_to_depth_crd(g: _Graph, node: Node) -> list[Node] | None:
     return nodes
 
 
+def _if_branches(g: _Graph, node: Node) -> list[Node] | None:
+    """`If` (the importer has no lowering for its tensor branches: "ONNX op If ... is not supported", or an
+    `arith.select` of tensors that does not legalize). On a condition known at import (a constant, or
+    folded from static shapes and attributes: onnx's AffineGrid body branches on align_corners) the taken
+    branch's nodes take its place. Otherwise both branches run and `Where` picks, where each output has
+    the same static shape in both (ONNX branches compute, they have no effects): the cost of both, once."""
+    if node.op_type != "If":
+        return None
+    a = _attrs(node)
+    if node.input[0] in g.consts:
+        cond = np.asarray(g.consts[node.input[0]])
+        if cond.size != 1:
+            return None
+        nodes, outs = _inline(g, a["then_branch" if bool(cond.reshape(-1)[0]) else "else_branch"])
+        return nodes + [helper.make_node("Identity", [o], [name]) for o, name in zip(outs, node.output) if name]
+    then, other = a["then_branch"], a["else_branch"]
+    shapes = [[[d.dim_value if d.HasField("dim_value") else None for d in o.type.tensor_type.shape.dim]
+               if o.type.tensor_type.HasField("shape") else None for o in b.output] for b in (then, other)]
+    if any(s is None or None in s for b in shapes for s in b) or shapes[0] != shapes[1]:
+        return None
+    t_nodes, t_outs = _inline(g, then)
+    e_nodes, e_outs = _inline(g, other)
+    return t_nodes + e_nodes + [helper.make_node("Where", [node.input[0], t, e], [name])
+                                for t, e, name in zip(t_outs, e_outs, node.output) if name]
+
+
+def _inline(g: _Graph, branch: onnx.GraphProto) -> tuple[list[Node], list[str]]:
+    """A subgraph's nodes with the values it defines renamed afresh (the other branch, or a second If, may
+    use the same names); its initializers as Constants. Returns (nodes, names of its outputs)."""
+    rename: dict[str, str] = {}
+    nodes: list[Node] = []
+    for t in branch.initializer:
+        rename[t.name] = g.fresh(t.name)
+        nodes.append(helper.make_node("Constant", [], [rename[t.name]], value=t))
+    for n in branch.node:
+        m = Node()
+        m.CopyFrom(n)
+        del m.input[:], m.output[:]
+        m.input.extend(rename.get(i, i) for i in n.input)
+        for o in n.output:
+            rename[o] = g.fresh(o) if o else ""
+        m.output.extend(rename[o] for o in n.output)
+        nodes.append(m)
+    return nodes, [rename.get(o.name, o.name) for o in branch.output]
+
+
 def _single_window_axes(g: _Graph, node: Node) -> list[Node] | None:
     """Conv / MaxPool / AveragePool with a strided axis whose output has size 1 and whose padded input is
     longer than the one window: IREE's unit-dim folding turns the window read `o * s + k` into `k` and
@@ -617,7 +665,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _pad_gather, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
-    _explicit_zero_points, _space_to_depth_crd, _rnn, _single_window_axes)
+    _explicit_zero_points, _space_to_depth_crd, _rnn, _single_window_axes, _if_branches)
 
 
 def legalize(proto: onnx.ModelProto) -> int:
