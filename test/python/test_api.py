@@ -95,6 +95,18 @@ def test_graph_interfaces_onnxruntime_accepts() -> None:
         np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
+def test_a_sequence_input_is_named_as_such() -> None:
+    """onnx's sequence and optional cases were refused as "has no shape", which sent users to --input-shape."""
+    from onnx import TensorProto as T
+    from onnx import helper
+
+    seq = helper.make_tensor_sequence_value_info("s", T.FLOAT, [2])
+    g = helper.make_graph([helper.make_node("SequenceLength", ["s"], ["n"])], "g", [seq],
+                          [helper.make_tensor_value_info("n", T.INT64, [])])
+    with pytest.raises(fo.UnsupportedError, match="graph input 's' is a sequence; only tensors are supported"):
+        fo.compile_onnx(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+
+
 def test_a_crash_in_the_importer_is_an_error_not_the_callers_death() -> None:
     """run_isolated: results, our own errors and C++ crashes of the stage, each as the caller should see them."""
     from fusion_opt.importers.isolate import run_isolated

@@ -106,6 +106,11 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
     for inp in proto.graph.input:
         if inp.name in initializers:
             continue
+        kind = inp.type.WhichOneof("value")
+        if kind != "tensor_type":
+            what = {"sequence_type": "a sequence", "optional_type": "an optional", "map_type": "a map",
+                    "sparse_tensor_type": "a sparse tensor"}.get(kind or "", "of no type")
+            raise UnsupportedError(f"graph input '{inp.name}' is {what}; only tensors are supported", where)
         t = inp.type.tensor_type
         if not t.HasField("shape"):
             raise UnsupportedError(f"graph input '{inp.name}' has no shape", where)
