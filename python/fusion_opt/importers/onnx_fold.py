@@ -104,6 +104,11 @@ def _outer_names(node: onnx.NodeProto) -> set[str]:
     return out
 
 
+def default_opset(proto: onnx.ModelProto) -> int | None:
+    """The model's version of the default ONNX domain, if it imports it."""
+    return next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
+
+
 def node_attrs(node: onnx.NodeProto) -> dict[str, object]:
     """A node's attributes as Python values."""
     return {x.name: helper.get_attribute_value(x) for x in node.attribute}

@@ -16,6 +16,8 @@ import onnx
 import onnx.inliner
 from onnx import defs, helper
 
+from .onnx_fold import default_opset
+
 DOMAIN = "fusion_opt.expanded"
 
 
@@ -33,7 +35,7 @@ def expand_function_ops(proto: onnx.ModelProto, ops: Iterable[str], depth: int =
     their function bodies. A node whose body cannot be built (input types unknown) is left as it is.
     `proto` must be shape-inferred: a context-dependent body depends on its inputs' types."""
     ops = set(ops)
-    opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
+    opset = default_opset(proto)
     if opset is None or not ops:
         return proto, 0
     types = {v.name: v.type for v in (*proto.graph.input, *proto.graph.value_info, *proto.graph.output)}
@@ -60,7 +62,8 @@ def expand_function_ops(proto: onnx.ModelProto, ops: Iterable[str], depth: int =
     inlined = onnx.inliner.inline_local_functions(proto)
     del inlined.opset_import[:]
     inlined.opset_import.extend(o for o in proto.opset_import if o.domain != DOMAIN)
-    if depth < 3:  # a body may use another such op (SwiGLU's uses Swish)
+    nested = any(n.domain in ("", "ai.onnx") and n.op_type in ops for n in inlined.graph.node)
+    if nested and depth < 3:  # a body may use another such op (SwiGLU's uses Swish)
         inlined = onnx.shape_inference.infer_shapes(inlined, data_prop=True)
         inlined, more = expand_function_ops(inlined, ops, depth + 1)
         return inlined, len(functions) + more

@@ -13,7 +13,7 @@ import onnx
 from ..errors import InputError, UnsupportedError
 from ..ir import PassManager, ir, new_session
 from .isolate import run_isolated
-from .onnx_fold import fold_shape_arithmetic, sort_nodes
+from .onnx_fold import default_opset, fold_shape_arithmetic, sort_nodes
 from .onnx_functions import expand_function_ops, expandable
 from .onnx_legalize import legacy_prelu_slopes, legalize
 
@@ -85,7 +85,7 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
     proto = proto_copy
     if input_shapes:
         set_input_shapes(proto, input_shapes)
-    opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
+    opset = default_opset(proto)
     try:
         if opset is not None and opset < MIN_OPSET:
             legacy_prelu_slopes(proto)
@@ -255,7 +255,7 @@ def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Con
                 break
             except UnsupportedError as e:  # an op ONNX defines by a function body: expanded, then again
                 op = _unlowered_op(e.message)
-                opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), 0)
+                opset = default_opset(proto) or 0
                 if op is None or op in expand or not expandable(op, opset):
                     raise
                 expand = expand | {op}

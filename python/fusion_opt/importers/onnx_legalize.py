@@ -42,7 +42,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from .onnx_fold import forget_downstream, node_attrs as _attrs
+from .onnx_fold import default_opset, forget_downstream, node_attrs as _attrs
 
 Node = onnx.NodeProto
 SMALL = 4096  # elements: the largest initializer read as a value
@@ -644,7 +644,7 @@ def _emit(g: _Graph, nodes: list[Node], op_type: str, inputs: list[str], **attrs
 
 def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
     """Before the opset upgrade (opset < 7 only): per-channel `[C]` slopes -> `[C, 1, ...]` initializers."""
-    opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
+    opset = default_opset(proto)
     if opset is None or opset >= 7:
         return 0
     g = _Graph(onnx.shape_inference.infer_shapes(proto))
