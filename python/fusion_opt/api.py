@@ -161,34 +161,34 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     # Weights of 1 KiB or more go to an .irpa archive (a 100 MB vmfb compiles slower and is copied
     # on load); the CompiledModel owns the temporary folder and removes it when it is collected.
     workdir = tempfile.mkdtemp(prefix="fusion-opt-")
-    try:
+    try:  # the folder is the CompiledModel's once this returns; a failed config check must not leave it
         artifact, fallbacks, dropped = compile_with_strategies(
             module, session, target, extra_flags=tuple(extra_flags), strategy_flags=strategy_flags,
             params_path=Path(workdir) / "weights.irpa", source_name=source_name, levers=levers)
+        timings["compile"] = time.perf_counter() - t0
+        for fb in fallbacks:
+            warnings.warn(f"{source_name}: {fb}", FallbackWarning, stacklevel=3)
+        if dropped:
+            warnings.warn(f"{source_name}: codegen strategies not used, IREE failed with them ({dropped})",
+                          FallbackWarning, stacklevel=3)
+            strategy_flags = ()
+        extra_flags = (*(f for f in extra_flags if f in artifact.flags), *strategy_flags)  # levers may be dropped
+        if configs:  # a config IREE dropped without a word is an error, not a slower model
+            failed = {f.group for f in fallbacks}
+            configs = [] if any(f.unwrapped_all for f in fallbacks) else [c for c in configs if c.group not in failed]
+            t0 = time.perf_counter()
+            require_applied(module, planned, configs, target, source_name, tuple(extra_flags))
+            timings["check_configs"] = time.perf_counter() - t0
+        strategies: list[tuple[str, str]] = []
+        if strategy_flags:  # which dispatches the library matched (the rest keep IREE's pipelines)
+            t0 = time.perf_counter()
+            strategies = applied_strategies(dispatch_pipelines(module, target, tuple(extra_flags), source_name))
+            timings["check_strategies"] = time.perf_counter() - t0
+        return (artifact, [p.plan for p in planned], [p.graph for p in planned], workdir, fallbacks, tuple(configs),
+                (tuple(strategies), dropped))
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    timings["compile"] = time.perf_counter() - t0
-    for fb in fallbacks:
-        warnings.warn(f"{source_name}: {fb}", FallbackWarning, stacklevel=3)
-    if dropped:
-        warnings.warn(f"{source_name}: codegen strategies not used, IREE failed with them ({dropped})",
-                      FallbackWarning, stacklevel=3)
-        strategy_flags = ()
-    extra_flags = (*(f for f in extra_flags if f in artifact.flags), *strategy_flags)  # levers may be dropped
-    if configs:  # a config IREE dropped without a word is an error, not a slower model
-        failed = {f.group for f in fallbacks}
-        configs = [] if any(f.unwrapped_all for f in fallbacks) else [c for c in configs if c.group not in failed]
-        t0 = time.perf_counter()
-        require_applied(module, planned, configs, target, source_name, tuple(extra_flags))
-        timings["check_configs"] = time.perf_counter() - t0
-    strategies: list[tuple[str, str]] = []
-    if strategy_flags:  # which dispatches the library matched (the rest keep IREE's pipelines)
-        t0 = time.perf_counter()
-        strategies = applied_strategies(dispatch_pipelines(module, target, tuple(extra_flags), source_name))
-        timings["check_strategies"] = time.perf_counter() - t0
-    return (artifact, [p.plan for p in planned], [p.graph for p in planned], workdir, fallbacks, tuple(configs),
-            (tuple(strategies), dropped))
 
 
 def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = "llvm-cpu",

@@ -77,8 +77,15 @@ def test_unknown_tile_size_mode():
 
 
 def test_dropped_config_is_a_compile_error(monkeypatch):
-    """If IREE does not use the attached config, compiling with tile_sizes="cost" fails loudly."""
+    """If IREE does not use the attached config, compiling with tile_sizes="cost" fails loudly, and the
+    compiled model's folder goes with the error (it was left in /tmp: the model owning it was never made)."""
+    import tempfile
+    from pathlib import Path
+
     from fusion_opt.backends import lowering
+
+    folders = lambda: set(Path(tempfile.gettempdir()).glob("fusion-opt-*"))  # noqa: E731
+    before = folders()
 
     real = lowering.check_applied
     monkeypatch.setattr(lowering, "check_applied",
@@ -86,6 +93,7 @@ def test_dropped_config_is_a_compile_error(monkeypatch):
                             m, [dataclasses.replace(x, distribution=(8, 8, 0)) for x in c], t, locs))
     with pytest.raises(CompileError, match="tile sizes not applied"):
         fo.compile_mlir(matmul_case(), target="host", tile_sizes="cost")
+    assert folders() <= before
 
 
 @pytest.mark.parametrize("target,backend", [("sm_80", "cuda"), ("vulkan", "spirv")])

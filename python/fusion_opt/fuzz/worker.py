@@ -13,6 +13,7 @@ import os
 import pickle
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,12 +32,15 @@ class Job:
 def run_job(job: Job, timeout: float, env: dict[str, str] | None = None) -> list[GraphResult] | str:
     """The job's results, or why the child died: `crash: signal N` / `hang: no answer after T s`.
     `env`: extra environment for the child (e.g. FUSION_OPT_PLANT)."""
-    env = {**os.environ, **(env or {})}
-    try:
-        proc = subprocess.run([sys.executable, "-m", "fusion_opt.fuzz.worker"], input=pickle.dumps(job),
-                              capture_output=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return f"hang: no answer after {timeout:.0f} s"
+    # A child killed by a signal or the timeout runs no cleanup: its temporary folders (IREE inputs,
+    # weight archives) go under one of ours, removed whatever happens (CI's /tmp gathered them).
+    with tempfile.TemporaryDirectory(prefix="fusion-opt-fuzz-") as tmp:
+        env = {**os.environ, **(env or {}), "TMPDIR": tmp}
+        try:
+            proc = subprocess.run([sys.executable, "-m", "fusion_opt.fuzz.worker"], input=pickle.dumps(job),
+                                  capture_output=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            return f"hang: no answer after {timeout:.0f} s"
     if proc.returncode != 0:
         tail = " ".join(proc.stderr.decode(errors="replace").strip().splitlines()[-1:])
         what = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit status {proc.returncode}"
