@@ -195,6 +195,14 @@ def describe_op(op: ir.Operation, index: int, operands: tuple[int | None, ...], 
     )
 
 
+def _producer(v: ir.Value, index: dict[ir.Operation, int]) -> int | None:
+    """The graph op defining `v`; None for a block argument or a free op (constants, reshapes)."""
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return index.get(owner.operation if hasattr(owner, "operation") else owner)
+
+
 def _captured(op: ir.Operation, index: dict[ir.Operation, int]) -> list[tuple[int, int]]:
     """(graph op, result) pairs whose values `op`'s body reads from outside (a gather's tensor.extract):
     dataflow like an operand, which the cycle rule and the region order must see."""
@@ -203,10 +211,7 @@ def _captured(op: ir.Operation, index: dict[ir.Operation, int]) -> list[tuple[in
     while stack:
         for inner in stack.pop().operations:
             for v in inner.operands:
-                owner = v.owner
-                if isinstance(owner, ir.Block):
-                    continue
-                p = index.get(owner.operation if hasattr(owner, "operation") else owner)
+                p = _producer(v, index)
                 if p is not None and (p, ir.OpResult(v).result_number) not in found:
                     found.append((p, ir.OpResult(v).result_number))
             stack += [b for region in inner.regions for b in region.blocks]
@@ -226,23 +231,16 @@ def describe_function(func_op: ir.Operation | ir.OpView, source_name: str = "-",
     for i, op in enumerate(graph_ops):
         operands: list[int | None] = []
         for pos, v in enumerate(op.operands):
-            owner = v.owner
-            if isinstance(owner, ir.Block):  # function argument (only the entry block has them here)
+            if isinstance(v.owner, ir.Block):  # function argument (only the entry block has them here)
                 operands.append(-1 - ir.BlockArgument(v).arg_number)
                 continue
-            p = index.get(owner.operation if hasattr(owner, "operation") else owner)
+            p = _producer(v, index)
             operands.append(p)
             if p is not None:
                 edges.append(Edge(p, i, pos, ir.OpResult(v).result_number))
         edges += [Edge(p, i, CAPTURED, r) for p, r in _captured(op, index)]
         descs.append(describe_op(op, i, tuple(operands), source_name, demotes_f64))
-    outputs: set[int] = set()
-    for ret in (o for o in body if o.name == "func.return"):
-        for v in ret.operands:
-            owner = v.owner
-            if not isinstance(owner, ir.Block):
-                p = index.get(owner.operation if hasattr(owner, "operation") else owner)
-                if p is not None:
-                    outputs.add(p)
+    returned = (_producer(v, index) for ret in body if ret.name == "func.return" for v in ret.operands)
+    outputs = {p for p in returned if p is not None}
     graph = DataflowGraph(symbol_name(func_op), tuple(descs), tuple(edges), frozenset(outputs))
     return graph, graph_ops
