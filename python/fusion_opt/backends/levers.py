@@ -54,18 +54,42 @@ def data_tiling_flags(graphs: Iterable[DataflowGraph], fusion: str, target: str,
 
 
 def const_expr_flags(graphs: Iterable[DataflowGraph], user_flags: Sequence[str] = ()) -> tuple[str, ...]:
-    """The const-expr size threshold that lets IREE evaluate every Winograd filter transform of the
-    module at compile time (its result's bytes, rounded up to MiB), or () when there is none or the
-    user set the threshold."""
-    from ..analysis.classify import WINOGRAD_FILTER
-
+    """The const-expr size threshold that lets IREE evaluate at compile time every Winograd filter
+    transform of the module and every widened constant operand of a contraction or conv (a quantized
+    weight dequantized to f32, or widened to i16 with its zero point subtracted: above IREE's default
+    limit it was recomputed on every call, 2.4M elements twice per BERT-sized MLP), at its result's
+    bytes rounded up to MiB; () when there is none or the user set the threshold."""
     if any(f.startswith(CONST_EXPR_THRESHOLD) for f in user_flags):
         return ()
-    grown = [op.bytes_written for g in graphs for op in g.ops if op.name == WINOGRAD_FILTER]
+    grown = [op.bytes_written for g in graphs for op in _grown_constants(g)]
     if not grown:
         return ()
     mib = 1 << 20
     return (f"{CONST_EXPR_THRESHOLD}={-(-max(grown) // mib) * mib}",)
+
+
+def _grown_constants(g: DataflowGraph) -> list:
+    """Winograd filter transforms, and constant-only producers of a contraction's or conv's operands
+    that widen their element type (dequantized weights) or feed an integer one (the narrowed i16 weight
+    is the last of a widening chain: i8 -> i32 -> i16)."""
+    from ..analysis.classify import WINOGRAD_FILTER
+    from ..analysis.opdesc import RESHAPE_OPS, OpKind
+    from ..fusion.legality import constant_ops
+
+    out = [op for op in g.ops if op.name == WINOGRAD_FILTER]
+    const = constant_ops(g)
+    for op in g.ops:
+        if op.kind in (OpKind.CONTRACTION, OpKind.CONVOLUTION):
+            for p in op.operands[:op.num_dps_inputs]:
+                while p is not None and p >= 0 and g.ops[p].name in RESHAPE_OPS:
+                    p = g.ops[p].operands[0]
+                if p is not None and p in const and (_widens(g.ops[p]) or op.element_types[-1][0] == "i"):
+                    out.append(g.ops[p])
+    return out
+
+
+def _widens(op) -> bool:
+    return op.bytes_written > op.bytes_read
 
 
 def opt_level_flags(fusion: str, target: str, user_flags: Sequence[str] = ()) -> tuple[str, ...]:

@@ -42,6 +42,11 @@ def bias_epilogue(graph: DataflowGraph) -> Hits:
     return find(graph)
 
 
+def int_matmul_narrow(graph: DataflowGraph) -> Hits:
+    from ..rewrites.int_narrow import find
+    return [(i,) for i in find(graph)]
+
+
 def unit_batch_matmul(graph: DataflowGraph) -> Hits:
     from ..rewrites.unit_batch import find
     return [(i,) for i in find(graph)]

@@ -1,0 +1,99 @@
+"""Integer matmuls narrowed to i16 x i16 -> i32 (rewrites/int_narrow.py), and quantized weights evaluated
+at compile time (backends/levers.const_expr_flags): where they apply, and that results stay exact."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import fusion_opt as fo
+from fusion_opt.analysis.describe import describe_function
+from fusion_opt.backends.levers import CONST_EXPR_THRESHOLD
+from fusion_opt.importers.mlir_import import parse_mlir
+from fusion_opt.ir import functions, new_session
+from fusion_opt.rewrites.int_narrow import find
+
+LIT = Path(__file__).resolve().parents[1] / "lit" / "patterns"
+
+
+def _graphs(name: str):
+    m = parse_mlir((LIT / name).read_text(), new_session().context, name)
+    return [describe_function(f, name)[0] for f in functions(m)]
+
+
+def test_found_only_where_exact():
+    [narrow] = _graphs("int-matmul-narrow.mlir")
+    assert [narrow.ops[i].name for i in find(narrow)] == ["linalg.matmul"]
+    assert [find(g) for g in _graphs("int-matmul-narrow-kept.mlir")] == [[], []]
+
+
+def test_narrowed_matmul_is_bitwise_exact_at_the_extremes():
+    """u8 255 - zero point 0 times i8 -128 - zero point 127: the largest products (255 x -255), and
+    random bytes; against numpy's int64 product truncated to int32 and the unnarrowed build."""
+    text = (LIT / "int-matmul-narrow.mlir").read_text()
+    ours, plain = fo.compile_mlir(text), fo.compile_mlir(text, disable_patterns=["int-matmul-narrow"])
+    assert dict(ours.plan.patterns).get("int-matmul-narrow") == 1
+    rng = np.random.default_rng(0)
+    cases = [(np.full((16, 64), -1, np.int8), np.full((64, 32), -128, np.int8), np.int8(0), np.int8(127)),
+             (rng.integers(-128, 128, (16, 64)).astype(np.int8), rng.integers(-128, 128, (64, 32)).astype(np.int8),
+              np.int8(-3), np.int8(5))]
+    for a, b, za, zb in cases:
+        want = ((a.view(np.uint8).astype(np.int64) - np.int64(za.view(np.uint8)))
+                @ (b.astype(np.int64) - np.int64(zb))).astype(np.int32)
+        got = np.asarray(ours(a, b, np.array(za), np.array(zb)))
+        assert got.dtype == np.int32 and np.array_equal(got, want)
+        assert np.array_equal(np.asarray(plain(a, b, np.array(za), np.array(zb))), want)
+
+
+def _mlp(k: int = 64, n: int = 48) -> onnx.ModelProto:
+    rng = np.random.default_rng(1)
+    w1, w2 = (rng.standard_normal(s).astype(np.float32) for s in ((k, n), (n, k)))
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]), helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("MatMul", ["r", "w2"], ["y"])]
+    g = helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [8, k])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, k])],
+                          [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_dynamically_quantized_mlp_matches_onnxruntime(tmp_path: Path):
+    """onnxruntime's dynamic quantization (DynamicQuantizeLinear + MatMulInteger): both integer matmuls
+    narrowed, the weights' zero-point subtraction evaluated at compile time, the numbers onnxruntime's
+    own (unfused) kernels give."""
+    ort = pytest.importorskip("onnxruntime")
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    src, dst = tmp_path / "mlp.onnx", tmp_path / "mlp_int8.onnx"
+    onnx.save(_mlp(), src)
+    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8)
+    assert "MatMulInteger" in {n.op_type for n in onnx.load(dst).graph.node}
+    x = np.random.default_rng(2).standard_normal((8, 64)).astype(np.float32)
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    want = ort.InferenceSession(str(dst), so, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    m = fo.compile_onnx(dst)
+    assert dict(m.plan.patterns).get("int-matmul-narrow") == 2
+    assert any(f.startswith(CONST_EXPR_THRESHOLD) for f in m.artifact.flags)
+    np.testing.assert_allclose(np.asarray(m(x)), want, rtol=1e-5, atol=1e-5)
+
+
+def test_dequantized_weights_are_evaluated_at_compile_time():
+    """A QDQ conv (int8 weight -> DequantizeLinear -> Conv) whose f32 weight is 4x its int8 bytes and over
+    IREE's default size-increase limit: the threshold is raised so it is not a dispatch on every call."""
+    rng = np.random.default_rng(3)
+    wq = rng.integers(-127, 128, (256, 256, 3, 3)).astype(np.int8)        # 576 KiB int8, 2.25 MiB as f32
+    nodes = [helper.make_node("DequantizeLinear", ["wq", "ws"], ["w"]),
+             helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])]
+    g = helper.make_graph(nodes, "qconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256, 8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 256, 8, 8])],
+                          [numpy_helper.from_array(wq, "wq"), numpy_helper.from_array(np.float32(0.01), "ws")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m = fo.compile_onnx(model)
+    assert f"{CONST_EXPR_THRESHOLD}={3 << 20}" in m.artifact.flags
+    assert not [s for s in m.artifact.sites if "DequantizeLinear" in s.loc]
+    x = rng.standard_normal((1, 256, 8, 8)).astype(np.float32)
+    ref = fo.compile_onnx(model, fusion="iree")
+    np.testing.assert_allclose(np.asarray(m(x)), np.asarray(ref(x)), rtol=1e-4, atol=1e-4)
