@@ -20,6 +20,8 @@ from .patterns.conv_bn import fold_conv_bn
 from .rewrites import attention, bmm_tiles, depthwise, im2col, pool_taps, siblings, winograd
 from .rewrites.bias_epilogue import bias_to_epilogue
 from .rewrites.int_narrow import NAME as INT_NARROW
+from .rewrites.quant_pair import NAME as QUANT_PAIR
+from .rewrites.quant_pair import fold_quant_pairs
 from .rewrites.int_narrow import narrow_int_matmuls
 from .rewrites.unit_batch import flatten_unit_batches
 from .rewrites.choice import Rewrite
@@ -30,7 +32,7 @@ from .transforms.padded_results import write_pads_into_regions
 
 # Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
 PLAIN_REWRITES = {"conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
-                  "bias-epilogue": bias_to_epilogue, INT_NARROW: narrow_int_matmuls,
+                  "bias-epilogue": bias_to_epilogue, INT_NARROW: narrow_int_matmuls, QUANT_PAIR: fold_quant_pairs,
                   "unit-batch-matmul": flatten_unit_batches,
                   bmm_tiles.NAME: bmm_tiles.attach_bmm_tiles}
 CPU_ONLY = frozenset({bmm_tiles.NAME})  # llvm-cpu tile sizes: meaningless to the GPU pipelines

@@ -387,3 +387,24 @@ def test_ops_onnx_defines_by_functions_are_expanded(case: str) -> None:
 
     rec = run_case(f"node:{case}")
     assert rec["outcome"] == "pass", rec
+
+
+@pytest.mark.parametrize("zero_point", [True, False])
+def test_convinteger_padding_is_the_zero_point(zero_point: bool) -> None:
+    """ConvInteger with pads was refused by the importer; the input padded with its zero point (a padded
+    tap then adds (zp - zp) * w = 0) is the same integer result, asymmetric pads included."""
+    rng = np.random.default_rng(0)
+    w = rng.integers(0, 256, (4, 3, 3, 3)).astype(np.uint8)
+    inits = [numpy_helper.from_array(w, "w")]
+    ins = ["x", "w"]
+    if zero_point:
+        inits += [numpy_helper.from_array(np.uint8(7), "xz"), numpy_helper.from_array(np.uint8(120), "wz")]
+        ins += ["xz", "wz"]
+    node = helper.make_node("ConvInteger", ins, ["y"], pads=[1, 2, 1, 0])
+    g = helper.make_graph([node], "ci", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 3, 7, 7])],
+                          [helper.make_tensor_value_info("y", TensorProto.INT32, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    x = rng.integers(0, 256, (1, 3, 7, 7)).astype(np.uint8)
+    want = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    got = np.asarray(fo.compile_onnx(m)(x))
+    assert got.dtype == np.int32 and np.array_equal(got, want)

@@ -282,6 +282,32 @@ def _explicit_zero_points(g: _Graph, node: Node) -> list[Node] | None:
     return nodes
 
 
+def _convinteger_pads(g: _Graph, node: Node) -> list[Node] | None:
+    """ConvInteger with padding ("not supported with its attributes"): the input padded with its zero point
+    (a padded element then contributes (zp - zp) * w = 0, as the spec's implicit padding does), then the
+    conv without pads."""
+    pads = next((list(a.ints) for a in node.attribute if a.name == "pads"), [])
+    auto = next((a.s.decode() for a in node.attribute if a.name == "auto_pad"), "NOTSET")
+    x = node.input[0]
+    if node.op_type != "ConvInteger" or not any(pads) or auto != "NOTSET" or x not in g.shapes:
+        return None
+    rank, half = len(g.shapes[x]), len(pads) // 2
+    full = [0, 0, *pads[:half], 0, 0, *pads[half:]]
+    if len(full) != 2 * rank:
+        return None
+    nodes: list[Node] = []
+    zp = node.input[2] if len(node.input) > 2 and node.input[2] else None
+    if zp is None:
+        value = g.const(f"{x}_zero", np.zeros((), helper.tensor_dtype_to_np_dtype(g.types[x])), nodes)
+    else:
+        value = _emit(g, nodes, "Reshape", [zp, g.const(f"{x}_scalar", np.array([], np.int64), nodes)])
+    padded = _emit(g, nodes, "Pad", [x, g.const(f"{x}_pads", np.array(full, np.int64), nodes), value])
+    attrs = [a for a in node.attribute if a.name not in ("pads", "auto_pad")]
+    conv = helper.make_node("ConvInteger", [padded, *node.input[1:]], list(node.output), name=node.name)
+    conv.attribute.extend(attrs)
+    return [*nodes, conv]
+
+
 def _batched_qlinear_matmul(g: _Graph, node: Node) -> list[Node] | None:
     """QLinearMatMul with a batch dim came out wrong (the 2-D form is right): as MatMulInteger, its int32
     accumulator scaled in f32 by `a_scale * b_scale` and quantized by QuantizeLinear. Scales and zero
@@ -666,7 +692,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _pad_gather, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
-    _explicit_zero_points, _space_to_depth_crd, _rnn, _single_window_axes, _if_branches)
+    _explicit_zero_points, _convinteger_pads, _space_to_depth_crd, _rnn, _single_window_axes, _if_branches)
 
 
 def legalize(proto: onnx.ModelProto) -> int:

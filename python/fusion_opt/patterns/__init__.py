@@ -34,6 +34,11 @@ PATTERNS: tuple[Pattern, ...] = (
             "past IREE's const-eval size limit, computes in a dispatch of its own) an output-sized tensor per call",
             "accumulate into a zero fill, add the [F] bias in an epilogue that joins the contraction's group "
             "(rewrites/bias_epilogue.py)", match.bias_epilogue, rewrite=True),
+    Pattern("quant-pair", "QDQ models wrap every activation in QuantizeLinear -> DequantizeLinear: an f32 -> i8 op "
+            "and an i8 -> f32 op the planner keeps apart (a prologue of a conv, or after a concat): a dispatch and "
+            "an i8 round trip per activation", "the two bodies as one elementwise op over the quantize's domain "
+            "(a reshape between them moved after it), an epilogue of the op before: exact (rewrites/quant_pair.py)",
+            match.quant_pair, rewrite=True),
     Pattern("int-matmul-narrow", "quantized models' integer matmuls import as i32 x i32 -> i64 (torch's integer "
             "matmul), which IREE runs as scalar-width i64 arithmetic (128x768x3072: 17 ms); i16 x i16 -> i32 is "
             "data-tiled (2.3 ms)", "operands whose values provably fit i16 (extensions of 8-bit values, zero "

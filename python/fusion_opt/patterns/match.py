@@ -42,6 +42,11 @@ def bias_epilogue(graph: DataflowGraph) -> Hits:
     return find(graph)
 
 
+def quant_pair(graph: DataflowGraph) -> Hits:
+    from ..rewrites.quant_pair import find
+    return [tuple(i for i in site if i is not None) for site in find(graph)]
+
+
 def int_matmul_narrow(graph: DataflowGraph) -> Hits:
     from ..rewrites.int_narrow import find
     return [(i,) for i in find(graph)]

@@ -3,6 +3,7 @@
 // RUN: fusion-opt --list-patterns | filecheck %s --check-prefix=LIST
 // LIST: conv-bn{{ +}}rewrite
 // LIST: bias-epilogue{{ +}}rewrite
+// LIST: quant-pair{{ +}}rewrite
 // LIST: int-matmul-narrow{{ +}}rewrite
 // LIST: unit-batch-matmul{{ +}}rewrite
 // LIST: winograd{{ +}}rewrite
