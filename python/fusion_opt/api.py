@@ -21,6 +21,7 @@ import onnx
 
 from .analysis.opdesc import DataflowGraph
 from .fusion.plan import FusionPlan
+from .backends.levers import is_cpu_target
 from .importers import import_onnx, parse_mlir
 from .ir import new_session
 from .fusion.control import ControlSpec
@@ -221,7 +222,8 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
     session = new_session()
     t0 = time.perf_counter()
     name = str(model) if not isinstance(model, onnx.ModelProto) else (model.graph.name or "<model>")
-    module, proto = import_onnx(model, session.context, input_shapes, source_name=name)
+    module, proto = import_onnx(model, session.context, input_shapes, source_name=name,
+                                promote_f16=is_cpu_target(target))
     timings["import"] = time.perf_counter() - t0
     artifact, plans, graphs, workdir, fallbacks, configs, (strategies, dropped) = _compile(
         module, session, name, target, fusion, extra_flags, timings, control, tile_sizes, codegen_strategies)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from .errors import InputError
+from .backends.levers import is_cpu_target
 from .importers import import_onnx, parse_mlir, split_input
 from .ir import ir, new_session
 from .pipelines import PlannedFunction, plan_module, write_regions
@@ -171,7 +172,8 @@ def process_onnx(data: bytes, source_name: str, args: argparse.Namespace,
     if not proto.graph.name:
         proto.graph.name = "main"
     session = new_session()
-    module, _ = import_onnx(proto, session.context, shapes, source_name=source_name)
+    module, _ = import_onnx(proto, session.context, shapes, source_name=source_name,
+                            promote_f16=is_cpu_target(args.target))
     result = emit(module, source_name, args, session, "onnx")
     check_matched(args)
     return result

@@ -28,10 +28,10 @@ def data_tiling_planned(fusion: str, target: str, tile_sizes: str = "iree", code
     for f in reversed(tuple(user_flags)):
         if f.startswith(DATA_TILING):
             return f.partition("=")[2].strip().lower() not in ("false", "0", "off")
-    return fusion == "cost" and _is_cpu(target) and tile_sizes == "iree" and not codegen_strategies
+    return fusion == "cost" and is_cpu_target(target) and tile_sizes == "iree" and not codegen_strategies
 
 
-def _is_cpu(target: str) -> bool:
+def is_cpu_target(target: str) -> bool:
     """A CPU backend target; names only the cost model knows (planning for `sm_90`) are not."""
     try:
         return get_target(target).is_cpu
@@ -94,7 +94,7 @@ def _widens(op) -> bool:
 
 def opt_level_flags(fusion: str, target: str, user_flags: Sequence[str] = ()) -> tuple[str, ...]:
     """`--iree-opt-level=O3` for the `cost` mode on a CPU target, unless the user chose a level."""
-    if fusion != "cost" or not _is_cpu(target) or any(f.startswith(OPT_LEVEL) for f in user_flags):
+    if fusion != "cost" or not is_cpu_target(target) or any(f.startswith(OPT_LEVEL) for f in user_flags):
         return ()
     return (f"{OPT_LEVEL}=O3",)
 

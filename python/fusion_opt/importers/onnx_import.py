@@ -13,6 +13,7 @@ import onnx
 from ..errors import InputError, UnsupportedError
 from ..ir import PassManager, ir, new_session
 from .isolate import run_isolated
+from .onnx_precision import promote_f16 as f16_to_f32
 from .onnx_fold import default_opset, fold_shape_arithmetic, sort_nodes
 from .onnx_functions import expand_function_ops, expandable
 from .onnx_legalize import legacy_prelu_slopes, legalize
@@ -76,10 +77,11 @@ def set_input_shapes(proto: onnx.ModelProto, shapes: Mapping[str, Sequence[int]]
 
 
 def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Sequence[int]] | None = None,
-            expand: frozenset[str] = PREEXPAND) -> onnx.ModelProto:
+            expand: frozenset[str] = PREEXPAND, promote_f16: bool = False) -> onnx.ModelProto:
     """Opset upgrade (older opsets fail in IREE on BatchNorm/MaxPool), input pinning, shape inference, the
     ops in `expand` replaced by their ONNX function bodies (importers/onnx_functions.py), and the rewrites
-    of importers/onnx_legalize.py (nodes the importer cannot lower, as equal graphs it can)."""
+    of importers/onnx_legalize.py (nodes the importer cannot lower, as equal graphs it can). With
+    `promote_f16` (CPU targets), f16 is computed in f32 (importers/onnx_precision.py)."""
     proto_copy = onnx.ModelProto()
     proto_copy.CopyFrom(proto)
     proto = proto_copy
@@ -91,6 +93,8 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
             legacy_prelu_slopes(proto)
             proto = onnx.version_converter.convert_version(proto, MIN_OPSET)
         sort_nodes(proto.graph)
+        if promote_f16:
+            f16_to_f32(proto)
         proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
         proto, expanded = expand_function_ops(proto, expand)
         if expanded:
@@ -241,15 +245,16 @@ def _bytecode(module: ir.Module) -> bytes:
 
 def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Context,
                 input_shapes: Mapping[str, Sequence[int]] | None = None, source_name: str | None = None,
-                ) -> tuple[ir.Module, onnx.ModelProto]:
-    """Import an ONNX model as a Linalg-on-tensors module in `context` (the session's context)."""
+                promote_f16: bool = False) -> tuple[ir.Module, onnx.ModelProto]:
+    """Import an ONNX model as a Linalg-on-tensors module in `context` (the session's context);
+    `promote_f16`: compute f16 in f32 (what the CPU targets want, `onnx_precision.py`)."""
     original, where = load_onnx(model)
     where = source_name or where
     expand = PREEXPAND
     with tempfile.TemporaryDirectory(prefix="fusion-opt-import-") as d:
         text = os.path.join(d, "linalg.mlir")
         while True:
-            proto = prepare(original, where, input_shapes, expand)
+            proto = prepare(original, where, input_shapes, expand, promote_f16)
             try:
                 run_isolated(_to_linalg, (proto, where, text), "the ONNX-to-Linalg lowering", where)
                 break
