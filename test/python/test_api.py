@@ -107,6 +107,45 @@ def test_a_sequence_input_is_named_as_such() -> None:
         fo.compile_onnx(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
 
 
+def test_a_torch_op_without_lowering_is_named_not_printed() -> None:
+    """NegativeLogLikelihoodLoss lowers to torch's nll_loss_forward, which has no Linalg lowering: the error
+    names the op; the op's IR text (a page for an op with many operands) is not in the message."""
+    from onnx import TensorProto as T
+    from onnx import helper
+
+    ins = [helper.make_tensor_value_info("x", T.FLOAT, [3, 5, 2]), helper.make_tensor_value_info("t", T.INT64, [3, 2])]
+    node = helper.make_node("NegativeLogLikelihoodLoss", ["x", "t"], ["y"], reduction="mean")
+    g = helper.make_graph([node], "g", ins, [helper.make_tensor_value_info("y", T.FLOAT, [])])
+    with pytest.raises(fo.UnsupportedError) as e:
+        fo.compile_onnx(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+    msg = str(e.value)
+    assert "'torch.aten.nll_loss_forward' that was explicitly marked illegal at" in msg
+    assert "!torch.vtensor" not in msg and len(msg.splitlines()) == 1
+
+
+def test_local_functions_are_inlined_and_contrib_ops_named() -> None:
+    """A model-local function (how torch's exporter can write a module) was "unsupported ONNX op
+    'onnx.Gelu2'"; onnxruntime's com.microsoft ops (its QOperator quantization) were read as standard ops
+    of the same name."""
+    from onnx import TensorProto as T
+    from onnx import helper
+
+    fn = helper.make_function("my.dom", "Gelu2", ["x"], ["y"], [helper.make_node("Mul", ["x", "x"], ["t"]),
+                              helper.make_node("Add", ["t", "x"], ["y"])], [helper.make_opsetid("", 17)])
+    io = [helper.make_tensor_value_info("a", T.FLOAT, [4])], [helper.make_tensor_value_info("c", T.FLOAT, [4])]
+    g = helper.make_graph([helper.make_node("Gelu2", ["a"], ["b"], domain="my.dom"),
+                           helper.make_node("Relu", ["b"], ["c"])], "g", *io)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("my.dom", 1)],
+                          functions=[fn])
+    x = np.array([-2, -0.5, 0.5, 2], np.float32)
+    np.testing.assert_allclose(fo.compile_onnx(m)(x), np.maximum(x * x + x, 0))
+    g = helper.make_graph([helper.make_node("QLinearConcat", ["a"], ["c"], domain="com.microsoft")], "g", *io)
+    ms = helper.make_opsetid("com.microsoft", 1)
+    with pytest.raises(fo.UnsupportedError, match=r"the node computing 'c' is QLinearConcat, an op of domain "
+                                                   r"'com.microsoft', not standard ONNX; it is not supported"):
+        fo.compile_onnx(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), ms]))
+
+
 def test_a_crash_in_the_importer_is_an_error_not_the_callers_death() -> None:
     """run_isolated: results, our own errors and C++ crashes of the stage, each as the caller should see them."""
     from fusion_opt.importers.isolate import run_isolated

@@ -92,6 +92,8 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
         if opset is not None and opset < MIN_OPSET:
             legacy_prelu_slopes(proto)
             proto = onnx.version_converter.convert_version(proto, MIN_OPSET)
+        if proto.functions:  # model-local functions (torch's exporter writes modules as them): not imported
+            proto = onnx.inliner.inline_local_functions(proto)
         sort_nodes(proto.graph)
         if promote_f16:
             f16_to_f32(proto)
@@ -127,7 +129,22 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
                     where,
                 )
     check_tensors(proto, where)
+    check_domains(proto.graph, where)
     return proto
+
+
+def check_domains(graph: onnx.GraphProto, where: str) -> None:
+    """Refuse, naming it, a node of another domain than ONNX's (onnxruntime's `com.microsoft` contrib ops
+    of its QOperator quantization format, ONNX-ML's classifiers): the importer read it as a standard op
+    of the same name ("unsupported ONNX op 'onnx.QLinearConcat'")."""
+    for n in graph.node:
+        if n.domain not in ("", "ai.onnx"):
+            what = "an ONNX-ML op" if n.domain == "ai.onnx.ml" else f"an op of domain '{n.domain}', not standard ONNX"
+            node = f"node '{n.name}'" if n.name else f"the node computing '{n.output[0]}'" if n.output else "a node"
+            raise UnsupportedError(f"{node} is {n.op_type}, {what}; it is not supported", where)
+        for a in n.attribute:
+            for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
+                check_domains(sub, where)
 
 
 # Element types the importer lowers; others (STRING, complex, float8, undefined) abort it (LLVM fatal error).
@@ -286,12 +303,16 @@ def _run(module: ir.Module, pipeline: str, context: ir.Context, where: str) -> N
             raise UnsupportedError(f"ONNX op {op.group(1)} at node {_node_name(diags[0].location)} is not "
                                    f"supported with its attributes ({attrs or 'none'}): the importer has no "
                                    "lowering for it", where) from None
-        msg = f"{diags[0].message} at {diags[0].location}" if diags else str(e).splitlines()[-1]
+        # The op's whole IR text follows "explicitly marked illegal: " (a page for a torch op with many
+        # operands); its name already says what failed.
+        msg = f"{_ILLEGAL_OP_TEXT.sub('', diags[0].message)} at {diags[0].location}" if diags \
+            else str(e).splitlines()[-1]
         raise UnsupportedError(f"lowering to Linalg failed: {msg}", where) from None
 
 
 # A node torch-mlir's ONNX conversion left as `torch.operator "onnx.X"` (the whole op was the message).
 _UNLOWERED = re.compile(r"'torch\.operator' that was explicitly marked illegal: .*?name = \"onnx\.(\w+)\"")
+_ILLEGAL_OP_TEXT = re.compile(r"(?<=explicitly marked illegal): .*", re.S)
 _ONNX_ATTR = re.compile(r"torch\.onnx\.(\w+) = (\"[^\"]*\"|[-\w.]+)")
 
 
