@@ -279,17 +279,34 @@ def _r_offset_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
 def _r_copy_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
     """A fill or a tensor.extract_slice (a splat or a copy, no arithmetic) whose result leaves a dispatch of
     several ops (as its sink, or also read outside) fails codegen ("write affecting operations on global
-    resources are restricted to workgroup distributed contexts"). An elementwise op leaving it is fine."""
+    resources are restricted to workgroup distributed contexts"). An elementwise op leaving it is fine.
+    So does a transposing copy (a body-less generic reading through a permutation: how the importer writes
+    ONNX Transpose) that is both read inside the dispatch and a result of it (Llama's and Qwen2's head
+    transposes, with the rotary embedding's multiply: four groups fell back); as the dispatch's sink alone
+    it compiles."""
     if len(m) < 2:
         return None
     for i in sorted(m):
         op = g.ops[i]
+        cons = g.consumers(i)
+        leaves = i in g.outputs or not cons or not all(c in m for c in cons)
+        if _transposing_copy(op):
+            if leaves and any(c in m for c in cons):
+                return f"transposing copy op {i} is a result of the group and read inside it"
+            continue
         if op.name != "tensor.extract_slice" and not is_fill_like(op):
             continue
-        cons = g.consumers(i)
-        if i in g.outputs or not cons or not all(c in m for c in cons):
+        if leaves:
             return f"{'slice' if op.name == 'tensor.extract_slice' else 'fill'} op {i} is a result of the group"
     return None
+
+
+def _transposing_copy(op: OpDesc) -> bool:
+    """A linalg.generic that only moves its one input through a non-identity permutation of its loops."""
+    if op.name != "linalg.generic" or op.body_ops or op.num_dps_inputs != 1 or len(op.map_dims) != 2:
+        return False
+    src, dst = op.map_dims
+    return sorted(src) == sorted(dst) and -1 not in src and src != dst
 
 
 def slice_strides(op: OpDesc) -> tuple[int, ...]:
@@ -540,7 +557,8 @@ RULES: tuple[Rule, ...] = (
          _r_const_read),
     Rule("offset-read", "an op reading at an offset (d + c) fused with its consumer crashes IREE llvm-cpu",
          _r_offset_read),
-    Rule("copy-result", "a fill or slice as a result of a multi-op dispatch fails IREE llvm-cpu codegen",
+    Rule("copy-result", "a fill or slice as a result of a multi-op dispatch, or a transposing copy read inside "
+         "it and returned from it, fails IREE llvm-cpu codegen",
          _r_copy_result),
     Rule("strided-slice", "a strided slice of a result of its own group fails IREE llvm-cpu tiling",
          _r_strided_slice),
