@@ -557,8 +557,8 @@ RULES: tuple[Rule, ...] = (
          _r_const_read),
     Rule("offset-read", "an op reading at an offset (d + c) fused with its consumer crashes IREE llvm-cpu",
          _r_offset_read),
-    Rule("copy-result", "a fill or slice as a result of a multi-op dispatch, or a transposing copy read inside "
-         "it and returned from it, fails IREE llvm-cpu codegen",
+    Rule("copy-result", "a fill, slice or transposing copy as a result of a multi-op dispatch fails IREE llvm-cpu "
+         "codegen",
          _r_copy_result),
     Rule("strided-slice", "a strided slice of a result of its own group fails IREE llvm-cpu tiling",
          _r_strided_slice),
