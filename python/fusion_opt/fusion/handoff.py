@@ -21,6 +21,12 @@
 - `lone-slice`: a group holding only `tensor.extract_slice`s. IREE turns a slice outside regions into
   a view when it is contiguous (the stacked Q/K/V projections' slices, rewrites/siblings.py) and
   otherwise copies it itself or folds it into its consumer; as a region of ours it is a copy dispatch.
+- `lone-fill`: a group holding only splats (fills) that no output returns: one shared by many groups whose
+  merge was refused (MobileViT's 4x4 zero fill, the init of 21 LayerNorm and softmax reductions, some
+  reading it as an input). IREE clones a splat into each dispatch that reads it; as a region of ours it
+  was a dispatch, and a LayerNorm region whose two reductions both accumulated into it in place failed
+  to compile ("'iree_tensor_ext.dispatch.tensor.store' op operand #1 must be dispatch.tensor, but got
+  ... readonly"; two groups fell back).
 - `feeds-iree` (applied after the others, to a fixed point): a group of cheap data-movement ops
   (broadcasts, fills, transposes, elementwise) whose every consumer was handed back. IREE fuses such
   producers into its consumer's dispatch (a conv's bias broadcast becomes its init) or folds them at
@@ -178,12 +184,22 @@ def _h_lone_slice(graph: DataflowGraph, g: Group) -> str | None:
     return SLICE_REASON if all(graph.ops[i].name == "tensor.extract_slice" for i in g.ops) else None
 
 
+FILL_REASON = ("left to IREE: a splat alone, which IREE clones into each dispatch reading it; as a region of ours "
+               "it is a dispatch, and two reductions of one dispatch accumulating into it fail to compile")
+
+
+def _h_lone_fill(graph: DataflowGraph, g: Group) -> str | None:
+    from .legality import is_fill_like
+    return FILL_REASON if all(is_fill_like(graph.ops[i]) for i in g.ops) and not set(g.ops) & graph.outputs else None
+
+
 HANDOFFS: tuple[Handoff, ...] = (
     Handoff("padded", "a result padded for a conv: IREE writes it into the padded buffer for free", _h_padded),
     Handoff("conv-rewrite", "1x1 and grouped/depthwise convs: IREE rewrites them (matmul, generalized) only "
             "outside our regions; measured 2.5-6x faster per dispatch", _h_conv_rewrite),
     Handoff("constant", "ops on constants only: IREE evaluates them at compile time", _h_constant),
     Handoff("lone-slice", "a slice alone: IREE makes it a view or folds it into its consumer", _h_lone_slice),
+    Handoff("lone-fill", "a splat alone: IREE clones it into each dispatch that reads it", _h_lone_fill),
     # `feeds-iree` is not a per-group check: it depends on what the rules above handed back (see
     # hand_padded_groups_to_iree), so it is listed by name only.
 )
@@ -235,7 +251,8 @@ def _h_packed_copy(graph: DataflowGraph, g: Group) -> str | None:
 
 def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
                                constraints: Constraints | None = None, data_tiling: bool = False) -> FusionPlan:
-    """Drop every group a rule of `HANDOFFS` hands back to IREE (pinned groups stay); ops go to `unplaced`.
+    """Drop every group a rule of `HANDOFFS` hands back to IREE (pinned groups stay); ops go to `unplaced`
+    (splats to `cloned`: IREE clones them into each reader's dispatch).
     `data_tiling`: the compile data-tiles contractions, which adds the `packed-copy` rule."""
     pinned = set().union(*constraints.pins) if constraints is not None and constraints.pins else set()
     rules = [h.check for h in HANDOFFS] + ([_h_packed_copy] if data_tiling else [])
@@ -256,13 +273,15 @@ def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
     if not handed:
         return plan
     groups = tuple(replace(g, id=k) for k, g in enumerate(keep))
-    unplaced = tuple(sorted({*plan.unplaced, *(i for g, _ in handed for i in g.ops)}))
+    splats = {i for g, why in handed if why == FILL_REASON for i in g.ops}  # IREE clones them: `cloned`
+    unplaced = tuple(sorted({*plan.unplaced, *(i for g, _ in handed for i in g.ops)} - splats))
+    cloned = tuple(sorted({*plan.cloned, *splats}))
     const = sorted(i for g, why in handed if why == CONST_REASON for i in g.ops)
     notes = plan.notes + tuple(f"ops {', '.join(map(str, g.ops))} ({g.kind}): {why}" for g, why in handed
                                if why != CONST_REASON)
     if const:  # one note: a model has one or two per BatchNorm
         notes += (f"ops {', '.join(map(str, const))}: {CONST_REASON}",)
-    return replace(plan, groups=groups, unplaced=unplaced, notes=notes)
+    return replace(plan, groups=groups, unplaced=unplaced, cloned=cloned, notes=notes)
 
 
 hand_groups_to_iree = hand_padded_groups_to_iree
