@@ -308,6 +308,46 @@ def _convinteger_pads(g: _Graph, node: Node) -> list[Node] | None:
     return [*nodes, conv]
 
 
+def _constant_dequantize(g: _Graph, node: Node) -> list[Node] | None:
+    """DequantizeLinear of constant weights, computed here (numpy, the spec's `(x - zp) * scale` per tensor,
+    per axis or per block). Quantized weights come as int4 / uint4 / float8 or blocked scales (weight-only
+    LLM quantization, opset 21) that the importer cannot take ("initializer has an unsupported element
+    type"); an int8 weight's dequantized form is what IREE would evaluate at compile time anyway."""
+    if node.op_type != "DequantizeLinear" or not all(node.input[:2]):
+        return None
+    vals = [_constant_value(g, name) if name else None for name in list(node.input) + [""] * (3 - len(node.input))]
+    if vals[0] is None or vals[1] is None or (node.input[2:3] and node.input[2] and vals[2] is None):
+        return None
+    x, scale, zp = vals[0], vals[1], vals[2]
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    axis, block = int(attrs.get("axis", 1)), int(attrs.get("block_size", 0))
+    out_type = attrs.get("output_dtype", 0) or helper.np_dtype_to_tensor_dtype(scale.dtype)
+    zp = np.zeros((), np.float32) if zp is None else zp.astype(np.float32)
+    scale = scale.astype(np.float32)
+    if block:  # scale and zero point per block of `block` along the axis
+        axis %= x.ndim
+        zp, scale = (np.repeat(a, block, axis=axis).take(range(x.shape[axis]), axis=axis) if a.ndim else a
+                     for a in (zp, scale))
+    elif scale.size > 1:  # per slice along the axis
+        shape = [1] * x.ndim
+        shape[axis % x.ndim] = -1
+        zp, scale = (a.reshape(shape) if a.ndim else a for a in (zp, scale))
+    xf = x.astype(np.float32) - zp
+    y = (xf * scale).astype(helper.tensor_dtype_to_np_dtype(out_type))
+    return [helper.make_node("Constant", [], [node.output[0]], name=node.name,
+                             value=numpy_helper.from_array(y, node.output[0]))]
+
+
+def _constant_value(g: _Graph, name: str) -> np.ndarray | None:
+    """An initializer's or Constant's value, of any size and element type (int4 unpacked to int8)."""
+    if name in g.consts:
+        return g.consts[name]
+    for t in g.graph.initializer:
+        if t.name == name and t.data_location != onnx.TensorProto.EXTERNAL:
+            return numpy_helper.to_array(t)
+    return None
+
+
 def _batched_qlinear_matmul(g: _Graph, node: Node) -> list[Node] | None:
     """QLinearMatMul with a batch dim came out wrong (the 2-D form is right): as MatMulInteger, its int32
     accumulator scaled in f32 by `a_scale * b_scale` and quantized by QuantizeLinear. Scales and zero
@@ -691,7 +731,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
-    _pad_gather, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
+    _constant_dequantize, _pad_gather, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
     _explicit_zero_points, _convinteger_pads, _space_to_depth_crd, _rnn, _single_window_axes, _if_branches)
 
 
@@ -700,4 +740,26 @@ def legalize(proto: onnx.ModelProto) -> int:
     hits = 0
     for rewrite in REWRITES:
         hits += _replace(_Graph(proto), rewrite)
+    if hits:
+        _drop_unused_initializers(proto)
     return hits
+
+
+def _drop_unused_initializers(proto: onnx.ModelProto) -> None:
+    """Initializers no node reads any more (a folded int4 weight: the importer refuses its type)."""
+    def reads(graph: onnx.GraphProto) -> set[str]:
+        out = {i for n in graph.node for i in n.input} | {o.name for o in graph.output}
+        for n in graph.node:
+            for a in n.attribute:
+                for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
+                    out |= reads(sub)
+        return out
+    used = reads(proto.graph)
+    dropped = {t.name for t in proto.graph.initializer if t.name not in used}
+    if dropped:  # (an IR < 4 model also lists its initializers as graph inputs)
+        keep = [t for t in proto.graph.initializer if t.name not in dropped]
+        inputs = [v for v in proto.graph.input if v.name not in dropped]
+        del proto.graph.initializer[:]
+        proto.graph.initializer.extend(keep)
+        del proto.graph.input[:]
+        proto.graph.input.extend(inputs)
