@@ -11,6 +11,6 @@
 // DYN: dynamic_batch.onnx: error: graph input 'x' has dynamic dimension 'N'
 // DYN-NOT: Traceback
 // PINNED: 1 groups
-// UNSUP: unsupported_op.onnx: error: unsupported ONNX op 'onnx.FancyOp' (node 'mystery')
+// UNSUP: unsupported_op.onnx: error: node 'mystery' is FancyOp, an op of domain 'com.example', not standard ONNX; it is not supported
 // UNSUP-NOT: Traceback
 // MISSING: does-not-exist.onnx: error: no such file
