@@ -144,7 +144,8 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
              extra_flags: Sequence[str], timings: dict[str, float], control: ControlSpec,
              tile_sizes: str = "iree", codegen_strategies: bool = False):
     from .backends.fallback import compile_with_strategies
-    from .backends.levers import data_tiling_planned, module_flags
+    from .backends.levers import data_tiling_planned, module_data_tiled, module_flags
+    from .rewrites.bmm_tiles import keep_batch_matmuls_unpacked
     from .backends.lowering import apply_tile_sizes, dispatch_pipelines, require_applied
     from .transforms.strategies import applied_strategies, codegen_flags
 
@@ -156,6 +157,8 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     write_regions(planned)
     configs = apply_tile_sizes(planned, tile_sizes, target)
     levers = module_flags((p.graph for p in planned), fusion, target, tile_sizes, codegen_strategies, extra_flags)
+    if fusion != "iree" and module_data_tiled(levers, extra_flags):  # "iree" stays IREE's own compile
+        keep_batch_matmuls_unpacked(planned)
     extra_flags = (*extra_flags, *levers)
     timings["plan"] = time.perf_counter() - t0
     t0 = time.perf_counter()

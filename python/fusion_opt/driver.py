@@ -48,10 +48,14 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
     configs = apply_tile_sizes(planned, getattr(args, "tile_sizes", "iree"), args.target)
     if args.emit == "regions":
         return print_module(module, args)
-    from .backends.levers import module_flags
+    from .backends.levers import module_data_tiled, module_flags
 
     levers = module_flags((p.graph for p in planned), args.fusion, args.target,
                           getattr(args, "tile_sizes", "iree"), getattr(args, "codegen_strategies", False))
+    if args.fusion != "iree" and module_data_tiled(levers):
+        from .rewrites.bmm_tiles import keep_batch_matmuls_unpacked
+
+        keep_batch_matmuls_unpacked(planned)
     compile_and_save(module, session, source_name, args, levers)
     if configs:  # a config IREE dropped without a word is an error (the .vmfb is removed)
         from .backends.lowering import require_applied

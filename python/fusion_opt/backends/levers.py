@@ -31,6 +31,14 @@ def data_tiling_planned(fusion: str, target: str, tile_sizes: str = "iree", code
     return fusion == "cost" and is_cpu_target(target) and tile_sizes == "iree" and not codegen_strategies
 
 
+def module_data_tiled(levers: Sequence[str], user_flags: Sequence[str] = ()) -> bool:
+    """Whether the compile data-tiles: our lever asked for it, or the user's own flag (last one wins) did."""
+    for f in reversed(tuple(user_flags)):
+        if f.startswith(DATA_TILING):
+            return f.partition("=")[2].strip().lower() not in ("false", "0", "off")
+    return DATA_TILING in levers
+
+
 def is_cpu_target(target: str) -> bool:
     """A CPU backend target; names only the cost model knows (planning for `sm_90`) are not."""
     try:

@@ -4,7 +4,8 @@
 // wrong in 84 of 126 elements. Shrunk by hand from 16 ops: a reduction (sum of squares over dims 1, 2)
 // feeding the prologue of a reduction over dim 0 that feeds a batch matmul. IREE's own formation
 // (fusion=iree) gives the same wrong numbers with the flag, the right ones without it; every planner of
-// ours is right without the flag. Kept as a strict xfail in test_fuzz_regressions.py.
+// ours is right without the flag. Kept as a strict xfail in test_fuzz_regressions.py (IREE's own
+// formation); our modes keep such a batch matmul unpacked (rewrites/bmm_tiles.keep_batch_matmuls_unpacked).
 // inputs, float64 reference and bounds: seed13215-iree-mismatch.npz
 // rerun: fusion-opt seed13215-iree-mismatch.mlir --fusion=iree --emit=vmfb -o /tmp/r.vmfb
 // %v0 = arg() : tensor<2x3x4x5xf32>
