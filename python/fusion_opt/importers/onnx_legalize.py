@@ -348,6 +348,73 @@ def _constant_value(g: _Graph, name: str) -> np.ndarray | None:
     return None
 
 
+# onnxruntime's contrib ops of its QOperator quantization format (`com.microsoft`): the float op between a
+# dequantize of each input and a quantize of the output. name -> (float op, input groups, attributes kept).
+_QLINEAR_UNARY = {"QLinearSigmoid": "Sigmoid", "QLinearLeakyRelu": "LeakyRelu", "QLinearSoftmax": "Softmax",
+                  "QLinearAveragePool": "AveragePool", "QLinearGlobalAveragePool": "GlobalAveragePool"}
+_QLINEAR_BINARY = {"QLinearAdd": "Add", "QLinearMul": "Mul"}
+_DROPPED_ATTRS = {"QLinearSoftmax": {"opset"}, "QLinearGlobalAveragePool": {"channels_last"}}
+
+
+def _qlinear_contrib(g: _Graph, node: Node) -> list[Node] | None:
+    """onnxruntime's `com.microsoft` QLinear* ops (its QOperator quantization format: QLinearAdd,
+    QLinearConcat, QLinearGlobalAveragePool, QGemm, ...), which the importer does not know, as the
+    standard DequantizeLinear -> float op -> QuantizeLinear they stand for. The standard QLinearConv too:
+    the importer lowers it as an integer conv accumulating in i64 (SqueezeNet QOperator 98 ms), while the
+    float conv gets our conv strategies and its weights' dequantize is computed at import. onnxruntime computes them in
+    integer arithmetic; the float form can land one quantization step away where its sum rounds the other
+    way (as QDQ models do)."""
+    if node.domain not in ("com.microsoft", "", "ai.onnx") or \
+            (node.domain != "com.microsoft" and node.op_type != "QLinearConv"):
+        return None
+    op, ins = node.op_type, list(node.input)
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute
+             if a.name not in _DROPPED_ATTRS.get(op, set())}
+    nodes: list[Node] = []
+
+    def dq(x: str, scale: str, zp: str) -> str:
+        return _emit(g, nodes, "DequantizeLinear", [x, scale, zp] if zp else [x, scale])
+
+    def q(y: str, scale: str, zp: str) -> None:
+        nodes.append(helper.make_node("QuantizeLinear", [y, scale, zp] if zp else [y, scale], list(node.output),
+                                      name=node.name))
+
+    if op in _QLINEAR_UNARY and len(ins) >= 4:
+        if op == "QLinearGlobalAveragePool" and attrs.pop("channels_last", 0):
+            return None
+        y = _emit(g, nodes, _QLINEAR_UNARY[op], [dq(ins[0], ins[1], ins[2] if len(ins) > 2 else "")], **attrs)
+        q(y, ins[3], ins[4] if len(ins) > 4 else "")
+    elif op in _QLINEAR_BINARY and len(ins) >= 7:
+        y = _emit(g, nodes, _QLINEAR_BINARY[op], [dq(*ins[0:3]), dq(*ins[3:6])], **attrs)
+        q(y, ins[6], ins[7] if len(ins) > 7 else "")
+    elif op == "QLinearConcat" and len(ins) >= 5 and (len(ins) - 2) % 3 == 0:
+        parts = [dq(*ins[k:k + 3]) for k in range(2, len(ins), 3)]
+        q(_emit(g, nodes, "Concat", parts, **attrs), ins[0], ins[1])
+    elif op == "QLinearConv" and len(ins) >= 8:  # standard, but lowered as an integer conv (i64 sums)
+        axis = {"axis": 0}
+        x = dq(ins[0], ins[1], ins[2])
+        w = _emit(g, nodes, "DequantizeLinear", [ins[3], ins[4], ins[5]] if ins[5] else ins[3:5], **axis)
+        conv_in = [x, w]
+        if len(ins) > 8 and ins[8]:  # int32 bias at scale x_scale * w_scale (per output channel), zero point 0
+            conv_in.append(_emit(g, nodes, "DequantizeLinear", [ins[8], _emit(g, nodes, "Mul", [ins[1], ins[4]])],
+                                 **axis))
+        q(_emit(g, nodes, "Conv", conv_in, **attrs), ins[6], ins[7])
+    elif op == "QGemm" and len(ins) >= 6:
+        a, b = dq(*ins[0:3]), dq(*ins[3:6])
+        gemm_in = [a, b]
+        if len(ins) > 6 and ins[6]:  # int32 bias at scale a_scale * b_scale, zero point 0
+            bias_scale = _emit(g, nodes, "Mul", [ins[1], ins[4]])
+            gemm_in.append(dq(ins[6], bias_scale, ""))
+        y = _emit(g, nodes, "Gemm", gemm_in, **attrs)
+        if len(ins) > 7 and ins[7]:
+            q(y, ins[7], ins[8] if len(ins) > 8 else "")
+        else:
+            nodes.append(helper.make_node("Identity", [y], list(node.output), name=node.name))
+    else:
+        return None
+    return nodes
+
+
 def _batched_qlinear_matmul(g: _Graph, node: Node) -> list[Node] | None:
     """QLinearMatMul with a batch dim came out wrong (the 2-D form is right): as MatMulInteger, its int32
     accumulator scaled in f32 by `a_scale * b_scale` and quantized by QuantizeLinear. Scales and zero
@@ -731,7 +798,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
-    _constant_dequantize, _pad_gather, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
+    _qlinear_contrib, _constant_dequantize, _pad_gather, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
     _explicit_zero_points, _convinteger_pads, _space_to_depth_crd, _rnn, _single_window_axes, _if_branches)
 
 
