@@ -148,6 +148,14 @@ def attention_flops(map_dims: Sequence[Sequence[int]], loop_ranges: Sequence[int
     return 2 * size(q | k) + 2 * size(out | v) + 5 * size(scores)
 
 
+def is_pointwise(op: OpDesc) -> bool:
+    """A one-result linalg.generic computing each output element from the inputs at the same loop point
+    (all loops parallel, identity output map, no `linalg.index`): its body can be cloned into another
+    such op over the same space (rewrites/quant_pair.py) or bounded op by op (rewrites/int_narrow.py)."""
+    return (op.name == "linalg.generic" and len(op.result_shapes) == 1 and set(op.iterator_types) == {"parallel"}
+            and op.map_dims[-1] == tuple(range(len(op.loop_ranges))) and "linalg.index" not in op.body_ops)
+
+
 def is_window_copy(op: OpDesc) -> bool:
     """An im2col copy (rewrites/im2col.py): one input read through a window (`d3 * 2 + d1`), no arithmetic."""
     return (op.kind is OpKind.INJECTIVE and op.name == "linalg.generic" and op.num_dps_inputs == 1

@@ -25,18 +25,24 @@ def data_tiling_planned(fusion: str, target: str, tile_sizes: str = "iree", code
     """Whether contractions will be compiled data-tiled, so the planner prices them as IREE will run
     them (`TargetDesc.data_tiling`): the user's own `--iree-opt-data-tiling[=bool]` decides, else the
     `cost` mode on a CPU target with IREE's tile selection and no codegen strategies."""
-    for f in reversed(tuple(user_flags)):
-        if f.startswith(DATA_TILING):
-            return f.partition("=")[2].strip().lower() not in ("false", "0", "off")
+    user = _user_data_tiling(user_flags)
+    if user is not None:
+        return user
     return fusion == "cost" and is_cpu_target(target) and tile_sizes == "iree" and not codegen_strategies
 
 
 def module_data_tiled(levers: Sequence[str], user_flags: Sequence[str] = ()) -> bool:
-    """Whether the compile data-tiles: our lever asked for it, or the user's own flag (last one wins) did."""
+    """Whether the compile data-tiles: the user's own flag decides, else whether our lever asked for it."""
+    user = _user_data_tiling(user_flags)
+    return DATA_TILING in levers if user is None else user
+
+
+def _user_data_tiling(user_flags: Sequence[str]) -> bool | None:
+    """The user's `--iree-opt-data-tiling[=bool]` (the last one wins), or None when they gave none."""
     for f in reversed(tuple(user_flags)):
         if f.startswith(DATA_TILING):
             return f.partition("=")[2].strip().lower() not in ("false", "0", "off")
-    return DATA_TILING in levers
+    return None
 
 
 def is_cpu_target(target: str) -> bool:

@@ -65,9 +65,8 @@ def sort_nodes(graph: onnx.GraphProto, outer: frozenset[str] = frozenset()) -> b
     scope = frozenset(known | {o for n in nodes for o in n.output})
     inner = False
     for n in nodes:
-        for a in n.attribute:
-            for g in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
-                inner = sort_nodes(g, scope) or inner
+        for g in subgraphs(n):
+            inner = sort_nodes(g, scope) or inner
     todo, order = list(range(len(nodes))), []
     while todo:
         rest = []
@@ -92,15 +91,19 @@ def sort_nodes(graph: onnx.GraphProto, outer: frozenset[str] = frozenset()) -> b
     return True
 
 
+def subgraphs(node: onnx.NodeProto) -> list[onnx.GraphProto]:
+    """A node's subgraphs (If branches, Loop / Scan bodies), in attribute order."""
+    return [g for a in node.attribute for g in ([a.g] if a.type == onnx.AttributeProto.GRAPH else a.graphs)]
+
+
 def _outer_names(node: onnx.NodeProto) -> set[str]:
     """Values a node's subgraphs (If / Loop / Scan bodies) read from the enclosing graph."""
     out: set[str] = set()
-    for a in node.attribute:
-        for g in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
-            inner = {i.name for i in g.input} | {t.name for t in g.initializer} | {o for n in g.node for o in n.output}
-            for n in g.node:
-                out.update(i for i in [*n.input, *_outer_names(n)] if i and i not in inner)
-            out.update(o.name for o in g.output if o.name not in inner)
+    for g in subgraphs(node):
+        inner = {i.name for i in g.input} | {t.name for t in g.initializer} | {o for n in g.node for o in n.output}
+        for n in g.node:
+            out.update(i for i in [*n.input, *_outer_names(n)] if i and i not in inner)
+        out.update(o.name for o in g.output if o.name not in inner)
     return out
 
 

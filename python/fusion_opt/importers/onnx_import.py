@@ -14,7 +14,7 @@ from ..errors import InputError, UnsupportedError
 from ..ir import PassManager, ir, new_session
 from .isolate import run_isolated
 from .onnx_precision import promote_f16 as f16_to_f32
-from .onnx_fold import default_opset, fold_shape_arithmetic, sort_nodes
+from .onnx_fold import default_opset, fold_shape_arithmetic, sort_nodes, subgraphs
 from .onnx_functions import expand_function_ops, expandable
 from .onnx_legalize import legacy_prelu_slopes, legalize
 
@@ -142,9 +142,8 @@ def check_domains(graph: onnx.GraphProto, where: str) -> None:
             what = "an ONNX-ML op" if n.domain == "ai.onnx.ml" else f"an op of domain '{n.domain}', not standard ONNX"
             node = f"node '{n.name}'" if n.name else f"the node computing '{n.output[0]}'" if n.output else "a node"
             raise UnsupportedError(f"{node} is {n.op_type}, {what}; it is not supported", where)
-        for a in n.attribute:
-            for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
-                check_domains(sub, where)
+        for sub in subgraphs(n):
+            check_domains(sub, where)
 
 
 # Element types the importer lowers; others (STRING, complex, float8, undefined) abort it (LLVM fatal error).

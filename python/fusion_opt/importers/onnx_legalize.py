@@ -42,7 +42,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from .onnx_fold import default_opset, forget_downstream, node_attrs as _attrs
+from .onnx_fold import default_opset, forget_downstream, subgraphs
+from .onnx_fold import node_attrs as _attrs
 
 Node = onnx.NodeProto
 SMALL = 4096  # elements: the largest initializer read as a value
@@ -57,6 +58,7 @@ class _Graph:
         # every rewrite cost VGG-19's import 9 s.
         self.consts: dict[str, np.ndarray] = {t.name: numpy_helper.to_array(t) for t in self.graph.initializer
                                               if np.prod(t.dims, dtype=np.int64) <= SMALL}
+        self.initializers = {t.name: t for t in self.graph.initializer}  # any size, read on demand
         for n in self.graph.node:
             if n.op_type == "Constant" and n.attribute and n.attribute[0].name == "value":
                 self.consts[n.output[0]] = numpy_helper.to_array(n.attribute[0].t)
@@ -342,10 +344,8 @@ def _constant_value(g: _Graph, name: str) -> np.ndarray | None:
     """An initializer's or Constant's value, of any size and element type (int4 unpacked to int8)."""
     if name in g.consts:
         return g.consts[name]
-    for t in g.graph.initializer:
-        if t.name == name and t.data_location != onnx.TensorProto.EXTERNAL:
-            return numpy_helper.to_array(t)
-    return None
+    t = g.initializers.get(name)
+    return numpy_helper.to_array(t) if t is not None and t.data_location != onnx.TensorProto.EXTERNAL else None
 
 
 # onnxruntime's contrib ops of its QOperator quantization format (`com.microsoft`): the float op between a
@@ -364,8 +364,8 @@ def _qlinear_contrib(g: _Graph, node: Node) -> list[Node] | None:
     float conv gets our conv strategies and its weights' dequantize is computed at import. onnxruntime computes them in
     integer arithmetic; the float form can land one quantization step away where its sum rounds the other
     way (as QDQ models do)."""
-    if node.domain not in ("com.microsoft", "", "ai.onnx") or \
-            (node.domain != "com.microsoft" and node.op_type != "QLinearConv"):
+    standard_conv = node.domain in ("", "ai.onnx") and node.op_type == "QLinearConv"
+    if node.domain != "com.microsoft" and not standard_conv:
         return None
     op, ins = node.op_type, list(node.input)
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute
@@ -817,9 +817,8 @@ def _drop_unused_initializers(proto: onnx.ModelProto) -> None:
     def reads(graph: onnx.GraphProto) -> set[str]:
         out = {i for n in graph.node for i in n.input} | {o.name for o in graph.output}
         for n in graph.node:
-            for a in n.attribute:
-                for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
-                    out |= reads(sub)
+            for sub in subgraphs(n):
+                out |= reads(sub)
         return out
     used = reads(proto.graph)
     dropped = {t.name for t in proto.graph.initializer if t.name not in used}

@@ -15,6 +15,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from .onnx_fold import subgraphs
+
 F16, F32 = TensorProto.FLOAT16, TensorProto.FLOAT
 # Attributes naming an element type that a node produces.
 _TYPE_ATTRS = {"Cast": "to", "EyeLike": "dtype", "RandomNormal": "dtype", "RandomUniform": "dtype",
@@ -59,9 +61,8 @@ def _rename(g: onnx.GraphProto, renamed: dict[str, str]) -> None:
             n.input[k] = renamed.get(name, name)
         for k, name in enumerate(n.output):
             n.output[k] = renamed.get(name, name)
-        for a in n.attribute:
-            for sub in ([a.g] if a.type == onnx.AttributeProto.GRAPH else list(a.graphs)):
-                _rename(sub, renamed)
+        for sub in subgraphs(n):
+            _rename(sub, renamed)
 
 
 def _promote_graph(g: onnx.GraphProto) -> int:
@@ -78,10 +79,7 @@ def _promote_graph(g: onnx.GraphProto) -> int:
             elif a.name == _TYPE_ATTRS.get(n.op_type) and a.type == onnx.AttributeProto.INT and a.i == F16:
                 a.i = F32
                 changed += 1
-            elif a.type == onnx.AttributeProto.GRAPH:
-                changed += _promote_graph(a.g) + _promote_values(a.g)
-            elif a.type == onnx.AttributeProto.GRAPHS:
-                changed += sum(_promote_graph(s) + _promote_values(s) for s in a.graphs)
+        changed += sum(_promote_graph(s) + _promote_values(s) for s in subgraphs(n))
     return changed
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..analysis.classify import NAMED_MATMUL_DIMS
-from ..analysis.opdesc import RESHAPE_OPS, DataflowGraph, OpDesc
+from ..analysis.classify import NAMED_MATMUL_DIMS, is_pointwise
+from ..analysis.opdesc import RESHAPE_OPS, DataflowGraph
 from ..ir import ir
 
 NAME = "int-matmul-narrow"
@@ -41,17 +41,12 @@ def magnitude_bound(graph: DataflowGraph, producer: int | None, elem: str, depth
     op = graph.ops[producer]
     if op.name in RESHAPE_OPS:
         return min(own, magnitude_bound(graph, op.operands[0], op.element_types[0], depth - 1))
-    if not _elementwise(op) or not set(op.body_ops) <= EXACT_OPS | GROWING_OPS:
+    if not is_pointwise(op) or not set(op.body_ops) <= EXACT_OPS | GROWING_OPS:
         return own
     ins = [magnitude_bound(graph, p, t, depth - 1)
            for p, t in zip(op.operands[:op.num_dps_inputs], op.element_types[:op.num_dps_inputs])]
     grown = max(ins, default=own) << sum(b in GROWING_OPS for b in op.body_ops)
     return min(own, grown)
-
-
-def _elementwise(op: OpDesc) -> bool:
-    return (op.name == "linalg.generic" and len(op.result_shapes) == 1 and set(op.iterator_types) == {"parallel"}
-            and op.map_dims[-1] == tuple(range(len(op.loop_ranges))))
 
 
 def truncating_readers(graph: DataflowGraph, i: int) -> list[int] | None:
@@ -61,7 +56,7 @@ def truncating_readers(graph: DataflowGraph, i: int) -> list[int] | None:
         return None
     for r in readers:
         op = graph.ops[r]
-        if not (_elementwise(op) and op.body_ops == ("arith.trunci",) and op.num_dps_inputs == 1
+        if not (is_pointwise(op) and op.body_ops == ("arith.trunci",) and op.num_dps_inputs == 1
                 and op.element_types[-1] == "i32" and op.map_dims[0] == op.map_dims[-1]):
             return None
     return readers

@@ -18,16 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..analysis.opdesc import RESHAPE_OPS, DataflowGraph, OpDesc
+from ..analysis.classify import is_pointwise
+from ..analysis.opdesc import RESHAPE_OPS, DataflowGraph
 from ..ir import ir
 
 NAME = "quant-pair"
 NARROW_TYPES = frozenset({"i1", "i8", "i16"})
-
-
-def _elementwise(op: OpDesc) -> bool:
-    return (op.name == "linalg.generic" and len(op.result_shapes) == 1 and set(op.iterator_types) == {"parallel"}
-            and op.map_dims[-1] == tuple(range(len(op.loop_ranges))) and "linalg.index" not in op.body_ops)
 
 
 def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[tuple[int, int | None, int]]:
@@ -36,7 +32,7 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[tuple[int, 
     are scalars (rank-0 maps)."""
     out = []
     for c in graph.ops:
-        if not _elementwise(c) or c.index in skip or c.num_dps_inputs < 1:
+        if not is_pointwise(c) or c.index in skip or c.num_dps_inputs < 1:
             continue
         if c.map_dims[0] != c.map_dims[-1] or any(m for m in c.map_dims[1:c.num_dps_inputs]):
             continue
@@ -46,7 +42,7 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[tuple[int, 
         if p is None or p < 0 or p in skip or p in c.operands[1:]:
             continue
         q = graph.ops[p]
-        if _elementwise(q) and q.element_types[-1] in NARROW_TYPES:
+        if is_pointwise(q) and q.element_types[-1] in NARROW_TYPES:
             out.append((p, reshape, c.index))
     return out
 
