@@ -19,6 +19,8 @@ from .patterns import hits as pattern_hits
 from .patterns.conv_bn import fold_conv_bn
 from .rewrites import attention, bmm_tiles, depthwise, im2col, pool_taps, siblings, winograd
 from .rewrites.bias_epilogue import bias_to_epilogue
+from .rewrites.dead_taps import NAME as DEAD_TAPS
+from .rewrites.dead_taps import drop_dead_taps
 from .rewrites.int_narrow import NAME as INT_NARROW
 from .rewrites.quant_pair import NAME as QUANT_PAIR
 from .rewrites.quant_pair import fold_quant_pairs
@@ -31,7 +33,8 @@ from .transforms.dispatch_regions import apply_plan
 from .transforms.padded_results import write_pads_into_regions
 
 # Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
-PLAIN_REWRITES = {"conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
+PLAIN_REWRITES = {DEAD_TAPS: drop_dead_taps,
+                  "conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
                   "bias-epilogue": bias_to_epilogue, INT_NARROW: narrow_int_matmuls, QUANT_PAIR: fold_quant_pairs,
                   "unit-batch-matmul": flatten_unit_batches,
                   bmm_tiles.NAME: bmm_tiles.attach_bmm_tiles}

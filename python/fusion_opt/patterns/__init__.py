@@ -27,6 +27,11 @@ class Pattern:
 
 
 PATTERNS: tuple[Pattern, ...] = (
+    Pattern("dead-taps", "an atrous conv on a small image reads its outer window taps only from zero padding "
+            "(DeepLabV3's ASPP 3x3 convs with dilation 24 and 36 on 14x14: eight of nine taps), yet computes "
+            "them: a 9x window copy and a 9x deeper matmul", "the conv rebuilt over the taps that read real "
+            "input: filter sliced, input re-padded or cropped, a one-tap window dim dropped (a 1x1 conv): exact "
+            "for a finite constant filter (rewrites/dead_taps.py)", match.dead_taps, rewrite=True),
     Pattern("conv-bn", "inference BatchNorm (and a bias add) after a conv/matmul is y*s[c]+b[c] with constant "
             "s, b: 4-5 elementwise ops per output element", "folded into the weights and one bias add; "
             "s, b and the scaled weights are evaluated by IREE at compile time", match.conv_bn, rewrite=True),

@@ -32,6 +32,11 @@ def _downstream_light(g: DataflowGraph, i: int, depth: int) -> list[int]:
     return sorted(set(seen))
 
 
+def dead_taps(graph: DataflowGraph) -> Hits:
+    from ..rewrites.dead_taps import find
+    return [(s.pad, s.conv) for s in find(graph)]
+
+
 def conv_bn(graph: DataflowGraph) -> Hits:
     from .conv_bn import find_chains
     return [(c.root, *c.steps) for c in find_chains(graph)]

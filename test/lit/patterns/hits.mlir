@@ -1,6 +1,7 @@
 // Every pattern of the registry fires on a hand-written Linalg twin (no ONNX names involved).
 // RUN: fusion-opt %s --split-input-file --layout=nchw --emit=plan | filecheck %s
 // RUN: fusion-opt --list-patterns | filecheck %s --check-prefix=LIST
+// LIST: dead-taps{{ +}}rewrite
 // LIST: conv-bn{{ +}}rewrite
 // LIST: bias-epilogue{{ +}}rewrite
 // LIST: quant-pair{{ +}}rewrite
