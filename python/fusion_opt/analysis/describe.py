@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..ir import block_ops, ir, linalg, signature_has_f64, symbol_name
 from ..testhooks import DISABLED_RULES
@@ -203,10 +204,13 @@ def _producer(v: ir.Value, index: dict[ir.Operation, int]) -> int | None:
     return index.get(owner.operation if hasattr(owner, "operation") else owner)
 
 
-def _captured(op: ir.Operation, index: dict[ir.Operation, int]) -> list[tuple[int, int]]:
+def _captured(op: ir.Operation, index: dict[ir.Operation, int],
+              args: Sequence[ir.Value]) -> tuple[list[tuple[int, int]], tuple[int, ...]]:
     """(graph op, result) pairs whose values `op`'s body reads from outside (a gather's tensor.extract):
-    dataflow like an operand, which the cycle rule and the region order must see."""
+    dataflow like an operand, which the cycle rule and the region order must see; and the numbers of the
+    function arguments (`args`) it reads so, which make it no constant."""
     found: list[tuple[int, int]] = []
+    from_args: list[int] = []
     stack = [b for region in op.regions for b in region.blocks]
     while stack:
         for inner in stack.pop().operations:
@@ -214,8 +218,10 @@ def _captured(op: ir.Operation, index: dict[ir.Operation, int]) -> list[tuple[in
                 p = _producer(v, index)
                 if p is not None and (p, ir.OpResult(v).result_number) not in found:
                     found.append((p, ir.OpResult(v).result_number))
+                elif p is None and isinstance(v.owner, ir.Block) and v in args:
+                    from_args.append(ir.BlockArgument(v).arg_number)
             stack += [b for region in inner.regions for b in region.blocks]
-    return found
+    return found, tuple(sorted(set(from_args)))
 
 
 def describe_function(func_op: ir.Operation | ir.OpView, source_name: str = "-",
@@ -225,6 +231,7 @@ def describe_function(func_op: ir.Operation | ir.OpView, source_name: str = "-",
     body = block_ops(func_op)
     graph_ops = [o for o in body if o.name not in FREE_OPS]
     demotes_f64 = not signature_has_f64(func_op)
+    args = list(func_op.regions[0].blocks[0].arguments)
     index = {o: i for i, o in enumerate(graph_ops)}
     descs: list[OpDesc] = []
     edges: list[Edge] = []
@@ -238,8 +245,10 @@ def describe_function(func_op: ir.Operation | ir.OpView, source_name: str = "-",
             operands.append(p)
             if p is not None:
                 edges.append(Edge(p, i, pos, ir.OpResult(v).result_number))
-        edges += [Edge(p, i, CAPTURED, r) for p, r in _captured(op, index)]
-        descs.append(describe_op(op, i, tuple(operands), source_name, demotes_f64))
+        captured, from_args = _captured(op, index, args)
+        edges += [Edge(p, i, CAPTURED, r) for p, r in captured]
+        desc = describe_op(op, i, tuple(operands), source_name, demotes_f64)
+        descs.append(replace(desc, captured_args=from_args) if from_args else desc)
     returned = (_producer(v, index) for ret in body if ret.name == "func.return" for v in ret.operands)
     outputs = {p for p in returned if p is not None}
     graph = DataflowGraph(symbol_name(func_op), tuple(descs), tuple(edges), frozenset(outputs))

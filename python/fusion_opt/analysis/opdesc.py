@@ -54,6 +54,7 @@ class OpDesc:
     bytes_written: int = 0
     dispatchable: bool = True                    # False: metadata-only or left to IREE (reshape, concat)
     attrs: tuple[tuple[str, str], ...] = ()      # extra facts (strides, dilations, fusion pins)
+    captured_args: tuple[int, ...] = ()          # function arguments read inside the body (a gather of an input)
 
     @property
     def is_reduction(self) -> bool:

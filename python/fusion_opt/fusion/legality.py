@@ -97,12 +97,16 @@ def constant_ops(g: DataflowGraph) -> frozenset[int]:
     if hit is not None and hit[0] is g.ops:
         return hit[1]
     const: set[int] = set()
+    captured: dict[int, list[int]] = {}
+    for e in g.edges:
+        if e.captured:
+            captured.setdefault(e.consumer, []).append(e.producer)
     for op in g.ops:  # program order: producers first
         ins = op.operands[:op.num_dps_inputs] if op.num_dps_inputs else op.operands
-        if not ins or is_fill_like(op):
+        if not ins or is_fill_like(op) or op.captured_args:  # a gather of an input is no constant
             continue
-        if all(p is None or (p >= 0 and p in const) for p in ins):  # None: a constant (or empty)
-            const.add(op.index)
+        if all(p is None or (p >= 0 and p in const) for p in (*ins, *captured.get(op.index, ()))):
+            const.add(op.index)  # None: a constant (or empty)
     result = frozenset(const)
     if len(_CONST_CACHE) > 64:
         _CONST_CACHE.clear()

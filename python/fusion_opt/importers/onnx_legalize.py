@@ -44,6 +44,8 @@ from onnx import helper, numpy_helper
 
 from .onnx_fold import default_opset, forget_downstream, subgraphs
 from .onnx_fold import node_attrs as _attrs
+from .onnx_resize import (COORDINATE_MODES, NEAREST_MODES, is_identity, linear_taps, nearest_indices,
+                          source_coordinates)
 
 Node = onnx.NodeProto
 SMALL = 4096  # elements: the largest initializer read as a value
@@ -160,6 +162,87 @@ def _pad_gather(g: _Graph, node: Node) -> list[Node] | None:
                                       name=f"{node.name}/{mode}{ax}" if node.name else ""))
         cur = out
     return nodes or [helper.make_node("Identity", [node.input[0]], [node.output[0]], name=node.name)]
+
+
+_FLOAT_TYPES = frozenset({onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE})
+
+
+def _resize_separable(g: _Graph, node: Node) -> list[Node] | None:
+    """Resize (nearest / linear, constant scales or sizes, static shapes) as one pass per resized axis,
+    innermost first: a Gather of constant source indices (linear: two, weighted and added). Why, and the
+    tables: importers/onnx_resize.py."""
+    a = _attrs(node)
+    mode, coord = _text(a.get("mode"), "nearest"), _text(a.get("coordinate_transformation_mode"), "half_pixel")
+    nearest = _text(a.get("nearest_mode"), "round_prefer_floor")
+    x, y = node.input[0], node.output[0]
+    if (node.op_type != "Resize" or len(node.input) < 3 or mode not in ("nearest", "linear")
+            or coord not in COORDINATE_MODES or nearest not in NEAREST_MODES or a.get("antialias", 0)
+            or x not in g.shapes or y not in g.shapes or (mode == "linear" and g.types.get(x) not in _FLOAT_TYPES)):
+        return None
+    shape, out_shape = g.shapes[x], g.shapes[y]
+    rank = len(shape)
+    axes = [int(v) % rank for v in a.get("axes", range(rank))]
+    scales = _constant_value(g, node.input[2]) if node.input[2] else None
+    if len(node.input) > 3 and node.input[3]:  # sizes (computed from Shape ops by torch's exporter): the
+        # inferred output shape is all the tables need
+        if _text(a.get("keep_aspect_ratio_policy"), "stretch") != "stretch":
+            return None
+        scale = {ax: np.float32(out_shape[ax]) / np.float32(shape[ax]) for ax in axes}
+    elif scales is not None and scales.size == len(axes):
+        scale = {ax: np.float32(s) for ax, s in zip(axes, scales.reshape(-1))}
+    else:
+        return None
+    dtype = helper.tensor_dtype_to_np_dtype(g.types[x])
+    nodes: list[Node] = []
+    cur = x
+    todo = []
+    for ax in sorted(axes, reverse=True):
+        out, size = out_shape[ax], shape[ax]
+        src = source_coordinates(coord, out, size, scale[ax])
+        if src is None or size < 1:
+            return None
+        if mode == "nearest":
+            idx = nearest_indices(src, nearest, size)
+            if idx is None:
+                return None
+            taps = ((idx, None),)
+            same = is_identity(out, size, idx)
+        else:
+            x1, x2, w1, w2 = linear_taps(src, size)
+            one = bool(((w2 == 0) | (x1 == x2)).all())  # every output one element: a plain gather
+            taps = ((x1, None),) if one else ((x1, w1), (x2, w2))
+            same = one and is_identity(out, size, x1)
+        if out == size and not same:  # tf_half_pixel_for_nn moves even an unresized axis, in onnxruntime's
+            return None               # nearest kernel and not in its linear one: left as imported
+        if not same:
+            todo.append((ax, taps))
+    now = list(shape)
+    for ax, taps in todo:
+        tag = f"{node.name}/{mode}{ax}" if node.name else ""
+        size, out = now[ax], out_shape[ax]
+        now[ax] = out
+        if len(taps) == 1 and out % size == 0 and (taps[0][0] == np.arange(out) // (out // size)).all():
+            # each element repeated `out // size` times: a broadcast (vectorized), not a gather
+            split = [*now[:ax], size, 1, *now[ax + 1:]]
+            cur = _emit(g, nodes, "Reshape", [cur, g.const(f"{y}_shape{ax}", np.array(split, np.int64), nodes)])
+            split[ax + 1] = out // size
+            cur = _emit(g, nodes, "Expand", [cur, g.const(f"{y}_rep{ax}", np.array(split, np.int64), nodes)])
+            cur = _emit(g, nodes, "Reshape", [cur, g.const(f"{y}_shape{ax}", np.array(now, np.int64), nodes)])
+            continue
+        terms = []
+        for k, (idx, w) in enumerate(taps):
+            gathered = g.fresh(f"{y}_g{ax}_{k}")
+            nodes.append(helper.make_node("Gather", [cur, g.const(f"{y}_idx{ax}", idx, nodes)], [gathered], axis=ax,
+                                          name=tag))
+            if w is not None:
+                shaped = w.astype(dtype).reshape([-1 if d == ax else 1 for d in range(rank)])
+                gathered = _emit(g, nodes, "Mul", [gathered, g.const(f"{y}_w{ax}", shaped, nodes)])
+            terms.append(gathered)
+        cur = terms[0] if len(terms) == 1 else _emit(g, nodes, "Add", terms)
+    if cur == x:
+        return [helper.make_node("Identity", [x], [y], name=node.name)]
+    nodes[-1].output[0] = y  # the last pass writes the Resize's output
+    return nodes
 
 
 def _convtranspose_pads(g: _Graph, node: Node) -> list[Node] | None:
@@ -589,8 +672,8 @@ _ALPHA = {"leakyrelu": 0.01, "thresholdedrelu": 1.0, "elu": 1.0, "hardsigmoid": 
 _BETA = {"hardsigmoid": 0.5, "scaledtanh": 1.0, "affine": 0.0}
 
 
-def _text(v: object) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
+def _text(v: object, default: str = "") -> str:
+    return default if v is None else v.decode() if isinstance(v, bytes) else str(v)
 
 
 def _rnn(g: _Graph, node: Node) -> list[Node] | None:
@@ -798,7 +881,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
-    _qlinear_contrib, _constant_dequantize, _pad_gather, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
+    _qlinear_contrib, _constant_dequantize, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
     _explicit_zero_points, _convinteger_pads, _space_to_depth_crd, _rnn, _single_window_axes, _if_branches)
 
 
