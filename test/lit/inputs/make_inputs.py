@@ -34,9 +34,21 @@ def unsupported_op() -> onnx.ModelProto:
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)])
 
 
+def resize(mode: str, coord: str, sizes: list[int]) -> onnx.ModelProto:
+    """A Resize to `sizes` (constant) of a [1, 2, 3, 4] input."""
+    nodes = [helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="up", mode=mode,
+                              coordinate_transformation_mode=coord, nearest_mode="floor")]
+    g = helper.make_graph(nodes, "resize", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, sizes)],
+                          [numpy_helper.from_array(np.array(sizes, np.int64), "sizes")])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+
+
 if __name__ == "__main__":
     onnx.save(linear_relu(), "linear_relu.onnx")
     onnx.save(dynamic_batch(), "dynamic_batch.onnx")
     onnx.save(unsupported_op(), "unsupported_op.onnx")
+    onnx.save(resize("linear", "half_pixel", [1, 2, 6, 10]), "resize_linear.onnx")
+    onnx.save(resize("nearest", "asymmetric", [1, 2, 6, 8]), "resize_nearest.onnx")
     data = open("linear_relu.onnx", "rb").read()
     open("truncated.onnx", "wb").write(data[: len(data) // 2])
