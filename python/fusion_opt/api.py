@@ -25,7 +25,7 @@ from .backends.levers import is_cpu_target
 from .importers import import_onnx, parse_mlir
 from .ir import new_session
 from .fusion.control import ControlSpec
-from .pipelines import DEFAULT_FUSION, plan_module, write_regions
+from .pipelines import DEFAULT_FUSION, compile_levers, plan_module, write_regions
 
 # A pin is a list of op matchers (or one comma-separated string) that must end in one group.
 Pins = Sequence[str | Sequence[str]]
@@ -144,8 +144,7 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
              extra_flags: Sequence[str], timings: dict[str, float], control: ControlSpec,
              tile_sizes: str = "iree", codegen_strategies: bool = False):
     from .backends.fallback import compile_with_strategies
-    from .backends.levers import data_tiling_planned, module_data_tiled, module_flags
-    from .rewrites.bmm_tiles import keep_batch_matmuls_unpacked
+    from .backends.levers import data_tiling_planned
     from .backends.lowering import apply_tile_sizes, dispatch_pipelines, require_applied
     from .transforms.strategies import applied_strategies, codegen_flags
 
@@ -156,9 +155,7 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     control.check_matched()
     write_regions(planned)
     configs = apply_tile_sizes(planned, tile_sizes, target)
-    levers = module_flags((p.graph for p in planned), fusion, target, tile_sizes, codegen_strategies, extra_flags)
-    if fusion != "iree" and module_data_tiled(levers, extra_flags):  # "iree" stays IREE's own compile
-        keep_batch_matmuls_unpacked(planned)
+    levers = compile_levers(planned, fusion, target, tile_sizes, codegen_strategies, tuple(extra_flags))
     extra_flags = (*extra_flags, *levers)
     timings["plan"] = time.perf_counter() - t0
     t0 = time.perf_counter()

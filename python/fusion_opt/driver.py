@@ -7,7 +7,7 @@ from .errors import InputError
 from .backends.levers import is_cpu_target
 from .importers import import_onnx, parse_mlir, split_input
 from .ir import ir, new_session
-from .pipelines import PlannedFunction, plan_module, write_regions
+from .pipelines import PlannedFunction, compile_levers, plan_module, write_regions
 
 
 def print_module(module: ir.Module, args: argparse.Namespace) -> str:
@@ -48,14 +48,8 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
     configs = apply_tile_sizes(planned, getattr(args, "tile_sizes", "iree"), args.target)
     if args.emit == "regions":
         return print_module(module, args)
-    from .backends.levers import module_data_tiled, module_flags
-
-    levers = module_flags((p.graph for p in planned), args.fusion, args.target,
-                          getattr(args, "tile_sizes", "iree"), getattr(args, "codegen_strategies", False))
-    if args.fusion != "iree" and module_data_tiled(levers):
-        from .rewrites.bmm_tiles import keep_batch_matmuls_unpacked
-
-        keep_batch_matmuls_unpacked(planned)
+    levers = compile_levers(planned, args.fusion, args.target, getattr(args, "tile_sizes", "iree"),
+                            getattr(args, "codegen_strategies", False))
     compile_and_save(module, session, source_name, args, levers)
     if configs:  # a config IREE dropped without a word is an error (the .vmfb is removed)
         from .backends.lowering import require_applied

@@ -154,6 +154,20 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
     return out
 
 
+def compile_levers(planned: list[PlannedFunction], fusion: str, target: str, tile_sizes: str = "iree",
+                   codegen_strategies: bool = False, user_flags: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The per-module IREE flags our levers choose (backends/levers.py), and the IR step that depends on
+    them: in a data-tiled compile of our modes, batch matmuls fed by a reduction keep IREE's own tiles
+    (`bmm_tiles.keep_batch_matmuls_unpacked`, an IREE 3.13 miscompile). The CLI and the API both run it
+    after writing the regions."""
+    from .backends.levers import module_data_tiled, module_flags
+
+    levers = module_flags((p.graph for p in planned), fusion, target, tile_sizes, codegen_strategies, user_flags)
+    if fusion != "iree" and module_data_tiled(levers, user_flags):  # "iree" stays IREE's own compile
+        bmm_tiles.keep_batch_matmuls_unpacked(planned)
+    return levers
+
+
 FUSE_ATTR, NO_FUSE_ATTR = "fusion_opt.fuse", "fusion_opt.no_fuse"
 
 
