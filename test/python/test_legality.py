@@ -172,3 +172,54 @@ def test_a_lone_op_padded_through_a_reshape_is_handed_back_a_fused_group_is_not(
     assert _h_padded(g, Group(0, (0, 1), 1, "reduction+prologue")) is None
     direct = graph(op(E, (-1,)), red(0), op(PAD, (1,), **pad))
     assert _h_padded(direct, Group(0, (0, 1), 1, "reduction+prologue")) == REASON
+
+
+_GATHERS = """
+#row = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @gathers(%x: tensor<4x6xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) {
+  %idx = arith.constant dense<[0, 2, 5]> : tensor<3xi64>
+  %table = arith.constant dense<1.5> : tensor<4x6xf32>
+  %e = tensor.empty() : tensor<4x3xf32>
+  %from_arg = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%idx : tensor<3xi64>) outs(%e : tensor<4x3xf32>) {
+  ^bb0(%i: i64, %o: f32):
+    %r = linalg.index 0 : index
+    %c = arith.index_cast %i : i64 to index
+    %v = tensor.extract %x[%r, %c] : tensor<4x6xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x3xf32>
+  %from_const = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%idx : tensor<3xi64>) outs(%e : tensor<4x3xf32>) {
+  ^bb0(%i: i64, %o: f32):
+    %r = linalg.index 0 : index
+    %c = arith.index_cast %i : i64 to index
+    %v = tensor.extract %table[%r, %c] : tensor<4x6xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x3xf32>
+  %scaled = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%from_arg : tensor<4x3xf32>) outs(%e : tensor<4x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<4x3xf32>
+  return %from_arg, %from_const, %scaled : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
+}
+"""
+
+
+def test_a_gather_of_an_input_is_no_constant():
+    """A gather's body reads the function argument inside it (`captured_args`): neither it nor what it
+    feeds is left to IREE's const-eval; the same gather of a constant table is constant."""
+    from fusion_opt.analysis.describe import describe_function
+    from fusion_opt.fusion.legality import constant_ops
+    from fusion_opt.importers.mlir_import import parse_mlir
+    from fusion_opt.ir import functions, new_session
+
+    session = new_session()
+    module = parse_mlir(_GATHERS, session.context, "gathers.mlir")
+    [f] = functions(module)
+    g, _ = describe_function(f, "gathers.mlir")
+    from_arg, from_const, scaled = (op.index for op in g.ops if op.name == "linalg.generic")
+    assert g.ops[from_arg].captured_args == (0,) and not g.ops[from_const].captured_args
+    assert constant_ops(g) == frozenset({from_const})

@@ -72,7 +72,7 @@ def _window_reads(op: OpDesc) -> list[_Read] | None:
             return None
         out, stride = outs[0] if outs else (None, 0)
         reads.append(_Read(j, out, stride, taps[0][0], taps[0][1]))
-    return reads
+    return reads if len({r.tap for r in reads}) == len(reads) else None  # a tap loop in two dims: not a window
 
 
 def live_taps(lo: int, extent: int, outs: int, stride: int, taps: int, dilation: int) -> tuple[int, int]:
