@@ -112,3 +112,4 @@ def test_tables():
     assert x1[-1] == 13 and x2[-1] == 13 and w1[-1] == w2[-1] == 0.5
     assert (nearest_indices(source_coordinates("asymmetric", 8, 4, 2.0), "floor", 4) == [0, 0, 1, 1, 2, 2, 3, 3]).all()
     assert source_coordinates("tf_crop_and_resize", 8, 4, 2.0) is None
+

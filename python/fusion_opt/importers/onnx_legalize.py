@@ -184,8 +184,9 @@ def _resize_separable(g: _Graph, node: Node) -> list[Node] | None:
     rank = len(shape)
     axes = [int(v) % rank for v in a.get("axes", range(rank))]
     scales = _constant_value(g, node.input[2]) if node.input[2] else None
-    if len(node.input) > 3 and node.input[3]:  # sizes (computed from Shape ops by torch's exporter): the
-        # inferred output shape is all the tables need
+    sizes = node.input[3] if len(node.input) > 3 and node.input[3] else None
+    if sizes is not None and (_constant_value(g, sizes) is None or _constant_value(g, sizes).size):
+        # sizes (computed from Shape ops by torch's exporter): the inferred output shape is all the tables need
         if _text(a.get("keep_aspect_ratio_policy"), "stretch") != "stretch":
             return None
         scale = {ax: np.float32(out_shape[ax]) / np.float32(shape[ax]) for ax in axes}
@@ -376,7 +377,9 @@ def _convinteger_float(g: _Graph, node: Node) -> list[Node] | None:
     and data tiling like any other. Every product of 8-bit values minus their zero points is an integer
     below 2^16 in magnitude: the float sums are exact while they stay below 2^24 (K <= 256 terms of the
     largest products; typical activations go much further), and the result is the nearest integer to
-    the f32 sum beyond that (a relative error of 6e-8 on an accumulator its model then scales to float).
+    the f32 sum beyond that (a relative error of 6e-8 on an accumulator its model then scales to float;
+    where the conv strategy is Winograd, whose transforms round, the nearest integer can move by one
+    where the sums are large).
     Padding: the spec pads x with its zero point, i.e. (x - zp) with 0, which is the float conv's own."""
     if node.op_type != "ConvInteger" or g.types.get(node.input[0]) not in _INT8_TYPES:
         return None
