@@ -184,8 +184,8 @@ def _resize_separable(g: _Graph, node: Node) -> list[Node] | None:
     rank = len(shape)
     axes = [int(v) % rank for v in a.get("axes", range(rank))]
     scales = _constant_value(g, node.input[2]) if node.input[2] else None
-    sizes = node.input[3] if len(node.input) > 3 and node.input[3] else None
-    if sizes is not None and (_constant_value(g, sizes) is None or _constant_value(g, sizes).size):
+    sizes = _constant_value(g, node.input[3]) if len(node.input) > 3 and node.input[3] else np.zeros(0)
+    if sizes is None or sizes.size:
         # sizes (computed from Shape ops by torch's exporter): the inferred output shape is all the tables need
         if _text(a.get("keep_aspect_ratio_policy"), "stretch") != "stretch":
             return None
@@ -403,32 +403,6 @@ def _convinteger_float(g: _Graph, node: Node) -> list[Node] | None:
     rounded = _emit(g, nodes, "Round", [conv])
     nodes.append(helper.make_node("Cast", [rounded], list(node.output), to=onnx.TensorProto.INT32))
     return nodes
-
-
-def _convinteger_pads(g: _Graph, node: Node) -> list[Node] | None:
-    """ConvInteger with padding ("not supported with its attributes"): the input padded with its zero point
-    (a padded element then contributes (zp - zp) * w = 0, as the spec's implicit padding does), then the
-    conv without pads."""
-    pads = next((list(a.ints) for a in node.attribute if a.name == "pads"), [])
-    auto = next((a.s.decode() for a in node.attribute if a.name == "auto_pad"), "NOTSET")
-    x = node.input[0]
-    if node.op_type != "ConvInteger" or not any(pads) or auto != "NOTSET" or x not in g.shapes:
-        return None
-    rank, half = len(g.shapes[x]), len(pads) // 2
-    full = [0, 0, *pads[:half], 0, 0, *pads[half:]]
-    if len(full) != 2 * rank:
-        return None
-    nodes: list[Node] = []
-    zp = node.input[2] if len(node.input) > 2 and node.input[2] else None
-    if zp is None:
-        value = g.const(f"{x}_zero", np.zeros((), helper.tensor_dtype_to_np_dtype(g.types[x])), nodes)
-    else:
-        value = _emit(g, nodes, "Reshape", [zp, g.const(f"{x}_scalar", np.array([], np.int64), nodes)])
-    padded = _emit(g, nodes, "Pad", [x, g.const(f"{x}_pads", np.array(full, np.int64), nodes), value])
-    attrs = [a for a in node.attribute if a.name not in ("pads", "auto_pad")]
-    conv = helper.make_node("ConvInteger", [padded, *node.input[1:]], list(node.output), name=node.name)
-    conv.attribute.extend(attrs)
-    return [*nodes, conv]
 
 
 def _constant_dequantize(g: _Graph, node: Node) -> list[Node] | None:
@@ -920,7 +894,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
-    _explicit_zero_points, _convinteger_float, _convinteger_pads, _space_to_depth_crd, _rnn, _single_window_axes, _if_branches)
+    _explicit_zero_points, _convinteger_float, _space_to_depth_crd, _rnn, _single_window_axes, _if_branches)
 
 
 def legalize(proto: onnx.ModelProto) -> int:
