@@ -32,6 +32,11 @@ def block_ops(func_op: ir.Operation | ir.OpView) -> list[ir.Operation]:
     return [o.operation for o in func_op.regions[0].blocks[0].operations]
 
 
+def pad_value(pad: ir.Operation) -> ir.Value:
+    """The value a `tensor.pad` pads with (its region's yielded operand)."""
+    return block_ops(pad)[-1].operands[0]
+
+
 def defining_op(v: ir.Value) -> ir.Operation | None:
     """The op that defines `v`, or None for a block argument."""
     owner = v.owner

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..analysis.classify import map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
-from ..ir import block_ops, constant_value, ir
+from ..ir import constant_value, ir, pad_value
 from .taps import affine_terms
 
 NAME = "dead-taps"
@@ -94,7 +94,7 @@ def _zero_pad(pad: ir.Operation) -> bool:
     """Whether `pad` has static sizes and pads with zero (the products dropped are `0 * w`)."""
     if len(pad.operands) != 1:
         return False
-    return constant_value(block_ops(pad)[-1].operands[0]) == 0.0
+    return constant_value(pad_value(pad)) == 0.0
 
 
 def _filter_values(w: ir.Value) -> np.ndarray | None:

@@ -27,7 +27,7 @@ from ..cost.model import estimate
 from ..cost.targets import TargetDesc
 from ..errors import PlanError
 from ..fusion.legality import numel
-from ..ir import PassManager, defining_op, ir
+from ..ir import PassManager, defining_op, ir, pad_value
 from . import im2col, winograd
 from .choice import Choice, Rewrite
 
@@ -296,8 +296,8 @@ def _movable_pad(op: ir.Operation | None, v: ir.Value) -> bool:
     (IREE's propagation moves transposes through elementwise ops but not through pads)."""
     if op is None or op.name != "tensor.pad" or len(op.operands) != 1 or len(list(v.uses)) != 1:
         return False
-    yielded = op.regions[0].blocks[0].operations[len(op.regions[0].blocks[0].operations) - 1].operands
-    return len(yielded) == 1 and (defining_op(yielded[0]) is None or defining_op(yielded[0]).parent != op)
+    value = defining_op(pad_value(op))
+    return value is None or value.parent != op
 
 
 def _repad(pad: ir.Operation, src: ir.Value, perm: Sequence[int]) -> ir.Value:
@@ -307,8 +307,7 @@ def _repad(pad: ir.Operation, src: ir.Value, perm: Sequence[int]) -> ir.Value:
     low, high = (list(ir.DenseI64ArrayAttr(pad.attributes[k])) for k in ("static_low", "static_high"))
     shape = ir.RankedTensorType(pad.results[0].type).shape
     elt = ir.RankedTensorType(pad.results[0].type).element_type
-    blk = pad.regions[0].blocks[0]
-    value = blk.operations[len(blk.operations) - 1].operands[0]
+    value = pad_value(pad)
     new = tensor.PadOp(ir.RankedTensorType.get([shape[k] for k in perm], elt), src, [], [],
                        [low[k] for k in perm], [high[k] for k in perm])
     body = new.regions[0].blocks.append(*([ir.IndexType.get()] * len(perm)))

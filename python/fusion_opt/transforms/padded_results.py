@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from ..analysis.opdesc import RESHAPE_OPS
 from ..cost.tiling import image_in_one_tile
-from ..ir import arith, block_ops, defining_op, ir, linalg, tensor
+from ..ir import arith, block_ops, defining_op, ir, linalg, pad_value, tensor
 from .dispatch_regions import unwrap_region, wrap_group
 
 
@@ -50,7 +50,7 @@ def attach_units(rank: int, keep: list[int]) -> list[list[int]]:
 def _pad_value(pad: ir.Operation, elt: ir.Type) -> ir.Attribute | None:
     """The constant a pad yields, as an attribute of `elt` to rebuild outside it; None when not a
     constant. Casts of a float constant count (ONNX's max pool pads with an f64 -inf truncated)."""
-    o = defining_op(block_ops(pad)[-1].operands[0])
+    o = defining_op(pad_value(pad))
     while o is not None and o.name in ("arith.truncf", "arith.extf"):
         o = defining_op(o.operands[0])
     if o is None or o.name != "arith.constant":
