@@ -151,3 +151,70 @@ def test_auto_layout_model_matches_onnxruntime() -> None:
     outs = out if isinstance(out, tuple) else (out,)
     for got, ref in zip(outs, refs):
         np.testing.assert_allclose(got, ref, rtol=1e-3, atol=1e-4)
+
+
+# ---- depthwise convs: channels-last where their window taps do not serve -------------------------
+
+def _depthwise(c: int, h: int, k: int) -> OpDesc:
+    """A depthwise conv as the ONNX import leaves it: input [C, H, W], filter [C, K, K], output
+    [C, OH, OW], loops (oh, ow, c, kh, kw)."""
+    o = h - k + 1
+    maps = ("(d0, d1, d2, d3, d4) -> (d2, d0 + d3, d1 + d4)", "(d0, d1, d2, d3, d4) -> (d2, d3, d4)",
+            "(d0, d1, d2, d3, d4) -> (d2, d0, d1)")
+    return OpDesc(index=0, name="linalg.generic", loc="t", kind=OpKind.CONVOLUTION, loop_ranges=(o, o, c, k, k),
+                  iterator_types=("parallel",) * 3 + ("reduction",) * 2, indexing_maps=maps,
+                  map_dims=((2, -1, -1), (2, 3, 4), (2, 0, 1)), element_types=("f32",) * 3,
+                  operand_shapes=((c, h, h), (c, k, k), (c, o, o)), result_shapes=((c, o, o),),
+                  operands=(-1, None, None), num_dps_inputs=2, body_ops=("arith.mulf", "arith.addf"),
+                  flops=2 * c * o * o * k * k)
+
+
+def test_depthwise_desc_is_channels_last_in_iree_loop_order() -> None:
+    """Loops (OH, OW, C, KH, KW) as IREE's `depthwise_conv_2d_nhwc_hwc`; priced as a channels-last
+    depthwise conv, several times the channels-first one's rate."""
+    host = get_target_desc("host")
+    op = _depthwise(96, 62, 7)
+    p = perms(op)
+    assert p is not None
+    d = nhwc_desc(op, p)
+    assert d.operand_shapes == ((62, 62, 96), (7, 7, 96), (56, 56, 96)) and d.loop_ranges == (56, 56, 96, 7, 7)
+    assert d.indexing_maps[0] == "(d0, d1, d2, d3, d4) -> (d0 + d3, d1 + d4, d2)", d.indexing_maps
+    assert perms(d) is None  # already channels-last
+    assert efficiency_key(op, host) == "convolution.depthwise"
+    assert efficiency_key(d, host) == "convolution.depthwise.nhwc"
+    eff = dict(host.efficiency)
+    assert eff["convolution.depthwise.nhwc"] > 3 * eff["convolution.depthwise"]
+
+
+def test_depthwise_choice_against_taps() -> None:
+    """A 7x7 depthwise conv has too many taps for window taps: channels-last; a 3x3 one on a 7x7 image
+    keeps its taps (cheaper than an NHWC conv between two transposes)."""
+    host = get_target_desc("host")
+    big, small = _depthwise(96, 62, 7), replace(_depthwise(128, 9, 3), index=1, operands=(-2, None, None))
+    notes = {i: c for i, _, c in choose(DataflowGraph("f", (big, small), ()), [], host)}
+    assert notes[0].take and notes[0].kept == "direct", notes[0].note()
+    assert not notes[1].take and notes[1].kept == "window taps", notes[1].note()
+
+
+def test_depthwise_channels_last_matches_onnxruntime() -> None:
+    """A 7x7 depthwise conv + bias + ReLU (ConvNeXt's block conv; stride 2 too): the same numbers as
+    onnxruntime with the conv channels-last, and the conv-layout note says it was taken."""
+    ort = pytest.importorskip("onnxruntime")
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(5)
+    c = 48
+    inits = [numpy_helper.from_array(rng.standard_normal((c, 1, 7, 7)).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.standard_normal((c,)).astype(np.float32), "b")]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c1"], group=c, pads=[3] * 4, kernel_shape=[7, 7]),
+             helper.make_node("Relu", ["c1"], ["r"]),
+             helper.make_node("Conv", ["r", "w", "b"], ["y"], group=c, pads=[3] * 4, kernel_shape=[7, 7], strides=[2, 2])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, 40, 40])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c, 20, 20])], inits)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    x = rng.standard_normal((1, c, 40, 40)).astype(np.float32)
+    ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    m = fo.compile_onnx(model)
+    taken = [n for n in m.plan.notes if n.startswith("conv-layout") and ": channels-last (" in n]
+    assert len(taken) == 2, m.plan.notes
+    np.testing.assert_allclose(m(x), ref, rtol=1e-4, atol=1e-4)

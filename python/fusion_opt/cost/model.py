@@ -126,7 +126,8 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
     scalar loops, or the output width is not vectorized at all),
     else `convolution.strided` (input read with a stride), `convolution.1x1` (window of 1: a matmul in
     disguise) or `convolution`; other convs: `convolution.depthwise` (no channel reduction) or
-    `convolution.generic` (grouped: IREE's default tiling). On GPUs only 1x1/depthwise are told apart.
+    `convolution.generic` (grouped: IREE's default tiling), `convolution.depthwise.nhwc` for a depthwise
+    conv with its channels innermost (`depthwise_channels_last`). On GPUs only 1x1/depthwise are told apart.
     `reduction.window` is pooling; IREE's fused attention op is `attention` (`attention.cpu` on a CPU,
     with the attention-op rewrite's own tile sizes); IREE's Winograd transforms are
     `winograd` (`winograd.cpu`; `winograd.cpu.output` for the output transform; `winograd.cpu.few`: an input transform over at most 2 tiles along a
@@ -162,7 +163,7 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
         if cpu is None:
             return "convolution.1x1" if window == 1 else "convolution"
         if chan == 1:
-            return "convolution.depthwise"
+            return "convolution.depthwise.nhwc" if depthwise_channels_last(op) else "convolution.depthwise"
         if channels_last_positions(op) is not None:
             return "convolution.nhwc"
         fit = conv_vector_fit(op, *cpu)
@@ -249,6 +250,15 @@ def channels_last_positions(op: OpDesc) -> int | None:
     if len(spatial) != 2 or any(d in out for d in reds):
         return None
     return math.prod(op.loop_ranges[d] for d in spatial)
+
+
+def depthwise_channels_last(op: OpDesc) -> bool:
+    """Whether depthwise conv `op` reads and writes its channel loop innermost (input, filter, output):
+    IREE then vectorizes along channels (`convolution.depthwise.nhwc`)."""
+    if op.num_dps_inputs != 2 or len(op.map_dims) != 3 or not all(op.map_dims):
+        return False
+    c = op.map_dims[-1][-1]
+    return c >= 0 and op.iterator_types[c] == "parallel" and all(d[-1] == c for d in op.map_dims)
 
 
 def vector_utilisation(op: OpDesc, t: TargetDesc | None = None) -> float:

@@ -82,6 +82,11 @@ class TargetDesc:
         # IREE's depthwise conv code (no channel reduction): ShuffleNet's 136x28x28 3x3 at ~2 GFLOP/s
         # (calibrated 0.028 on the host)
         "convolution.depthwise": 0.03,
+        # ... and channels-last (rewrites/layout.py, depthwise_perms), vectorized along the channels:
+        # 24-42 GFLOP/s on this CPU (iree-benchmark-module, 2026-12-02): 96x56x56 3x3 0.128 ms, 7x7 0.74;
+        # 384x14x14 7x7 0.27; 672x14x14 5x5 0.16; 960x7x7 5x5 0.083; 240x14x14 5x5/2 0.096; 32x112x112 3x3
+        # 0.26 (a measured f32 peak of ~205)
+        "convolution.depthwise.nhwc": 0.15,
         # IREE's channels-last direct conv (rewrites/layout.py): ResNet-50's 3x3 ones at 56x56 and its 7x7
         # stride-2 first conv ran at ~450 GFLOP/s on 2 AVX-512 cores, 1.87x the numpy-sgemm peak
         # (vector_utilisation scales it down for small images)

@@ -1,5 +1,5 @@
-"""Conv layout: each windowed NCHW conv channels-last where the cost model predicts a gain (`layout="auto"`,
-the default; pattern `conv-layout`), or every NCHW conv (`layout="nhwc"`).
+"""Conv layout: each windowed or depthwise NCHW conv channels-last where the cost model predicts a gain
+(`layout="auto"`, the default; pattern `conv-layout`), or every named NCHW conv (`layout="nhwc"`).
 
 Why: on this CPU (AVX-512) IREE 3.13's direct channels-last conv code runs near the machine's peak
 where the output rows are long (a 3x3 64->64 conv at 56x56: 517 us, ~450 GFLOP/s on 2 cores), which
@@ -28,7 +28,7 @@ from ..cost.targets import TargetDesc
 from ..errors import PlanError
 from ..fusion.legality import numel
 from ..ir import PassManager, defining_op, ir, pad_value
-from . import im2col, winograd
+from . import depthwise, im2col, winograd
 from .choice import Choice, Rewrite
 
 LAYOUTS = ("nchw", "nhwc", "auto")
@@ -91,15 +91,22 @@ class Perms:
     loops: tuple[int, ...]  # the conv's loops in the new order: output dims as stored, then KH, KW, C
 
 
+def _last(dims: Sequence[int], d: int) -> tuple[int, ...]:
+    """The permutation moving loop `d`'s position of `dims` to the end."""
+    return tuple(k for k, x in enumerate(dims) if x != d) + (dims.index(d),)
+
+
 def perms(op: OpDesc) -> Perms | None:
     """The permutations that make windowed conv `op` (named or generic, with or without its batch dim)
-    channels-last, or None where the rewrite does not apply: not a plain f32 2-D conv with a window
-    (1x1 convs stay matmuls, grouped and depthwise convs keep their own strategies), or already
+    channels-last, or None where the rewrite does not apply: not a plain f32 2-D conv or depthwise conv
+    with a window (1x1 convs stay matmuls, grouped convs keep their own strategies), or already
     channels-last."""
     if (op.kind is not OpKind.CONVOLUTION or op.num_dps_inputs != 2 or len(op.map_dims) != 3
             or len(op.result_shapes) != 1 or tuple(op.body_ops) != ("arith.mulf", "arith.addf")
-            or any(t != "f32" for t in op.element_types) or not channels_first(op)):
+            or any(t != "f32" for t in op.element_types)):
         return None
+    if not channels_first(op):
+        return depthwise_perms(op)
     inp, flt, out = op.map_dims
     reds = {d for d, it in enumerate(op.iterator_types) if it == "reduction"}
     chans = [d for d in inp if d in reds and d in flt]
@@ -109,13 +116,36 @@ def perms(op: OpDesc) -> Perms | None:
             or set(flt) != {*chans, *outs, *window} or set(out) & reds or set(inp) & set(flt) - set(chans)):
         return None
     c, f = chans[0], outs[0]
-    last = lambda dims, d: tuple(k for k, x in enumerate(dims) if x != d) + (dims.index(d),)  # noqa: E731
-    p_out = last(out, f)
+    p_out = _last(out, f)
     p_flt = tuple(k for k, x in enumerate(flt) if x not in (c, f)) + (flt.index(c), flt.index(f))
     loops = tuple(out[k] for k in p_out) + tuple(flt[k] for k in p_flt[:-1])
     if sorted(loops) != list(range(len(op.loop_ranges))):
         return None
-    return Perms(last(inp, c), p_flt, p_out, loops)
+    return Perms(_last(inp, c), p_flt, p_out, loops)
+
+
+def depthwise_perms(op: OpDesc) -> Perms | None:
+    """The permutations that make depthwise conv `op` (one channel loop read by input, filter and output,
+    a 2-D window read by the filter only) channels-last: input `[.., C, ..] -> [.., C]`, filter
+    `[C, KH, KW] -> [KH, KW, C]`, output likewise, loops in the order of IREE's named
+    `depthwise_conv_2d_nhwc_hwc` (batch, OH, OW, C, KH, KW). None when not such a conv or already
+    channels-last. Why: IREE 3.13 vectorizes a depthwise conv along its loop order's channel loop, a
+    strided gather when channels come first: a 96x56x56 7x7 one took 8.7 ms channels-first, 0.74 ms
+    channels-last (iree-benchmark-module; 3x3 and 5x5, strides 1 and 2: 6-23x)."""
+    inp, flt, out = op.map_dims
+    reds = {d for d, it in enumerate(op.iterator_types) if it == "reduction"}
+    chans = [d for d in out if d >= 0 and d in flt and d in inp and d not in reds]
+    window = [d for d in flt if d in reds]
+    if (len(chans) != 1 or len(window) != 2 or set(flt) != {chans[0], *window} or len(flt) != 3
+            or -1 in out or set(out) & reds or set(inp) & reds or out[-1] == chans[0]):
+        return None
+    c = chans[0]
+    p_flt = tuple(flt.index(d) for d in window) + (flt.index(c),)
+    p_out = _last(out, c)
+    loops = tuple(out[k] for k in p_out) + tuple(window)
+    if sorted(loops) != list(range(len(op.loop_ranges))):
+        return None
+    return Perms(_last(inp, c), p_flt, p_out, loops)
 
 
 def _new_map(text: str, perm: Sequence[int], loops: Sequence[int]) -> str:
@@ -163,8 +193,13 @@ def transpose_desc(shape: Sequence[int], perm: Sequence[int], elt: str, loc: str
 
 def nchw_best(graph: DataflowGraph, ops: Sequence[ir.Operation], i: int, target: TargetDesc) -> tuple[str, float]:
     """The conv's best channels-first strategy and its predicted time, as the later rewrites would
-    choose: direct, im2col + matmul or Winograd (each paying its input pad where it cannot take it)."""
+    choose: direct, im2col + matmul or Winograd (each paying its input pad where it cannot take it), or
+    for a depthwise conv direct or window taps."""
     op = graph.ops[i]
+    win = depthwise.window(op)
+    if win is not None:  # a depthwise conv: direct or its window taps (rewrites/depthwise.py)
+        c = depthwise.decide(op, win, target)
+        return (c.rewritten, c.after_s) if c.take else (c.kept, c.before_s)
     lay = im2col.layout(op)
     if lay is None:  # a form the NCHW rewrites do not take (a named conv with its batch dim): direct
         return "direct", estimate([op], target).time_s
