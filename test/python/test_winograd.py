@@ -151,3 +151,38 @@ def test_channel_groups_compute_what_the_direct_conv_computes(monkeypatch):
     want = np.asarray(fo.compile_mlir(text, disable_patterns=["conv-strategy", "winograd"])(x, w))
     got = np.asarray(fo.compile_mlir(wino_text)(x, w))
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4 * np.abs(want).max())
+
+
+def test_filters_are_padded_off_aligned_tile_planes():
+    """The output transform's tile planes (tiles x F f32) are kept off 1 KiB multiples by appending zero
+    filters, in steps of 8: Inception-v3's 192 filters at 12x12 tiles run as 200, ResNet-50's 64 at
+    10x10 as 72; unaligned planes are left alone."""
+    assert winograd.padded_filters(192, 12, 12) == 200
+    assert winograd.padded_filters(64, 10, 10) == 72
+    assert winograd.padded_filters(128, 5, 5) == 128      # 12800 bytes: 512-aligned
+    assert winograd.padded_filters(256, 3, 3) == 264
+    assert winograd.padded_filters(32, 4, 8) == 36         # 32 tiles: no multiple of 8 helps
+    assert winograd.padded_filters(64, 8, 8) == 65         # 64 tiles: no multiple of 4 does
+    assert winograd.padded_filters(64, 32, 32) == 64       # 1024 tiles (4 KiB per filter): nothing does
+    for f, t in [(192, 12), (64, 10), (256, 3), (64, 2), (64, 8)]:
+        assert (t * t * winograd.padded_filters(f, t, t) * 4) % winograd.ALIAS_BYTES != 0
+
+
+@pytest.mark.parametrize("c,f,hw,split", [(16, 64, 14, False), (128, 64, 14, True)])
+def test_padded_filters_compute_what_the_direct_conv_computes(c, f, hw, split, monkeypatch):
+    """64 filters over 2x2 tiles (1 KiB planes) run as 72, alone and in 4 channel groups; the zero
+    filters' outputs are sliced off and the numbers are the direct conv's."""
+    if split:
+        monkeypatch.setattr(winograd, "SPLIT_ABOVE", 0)
+        monkeypatch.setattr(winograd, "GROUP_BYTES", 32 * 1024)
+    text = conv_mlir(c, f, hw, 3, 1)
+    rng = np.random.default_rng(f + c)
+    x = rng.standard_normal((c, hw, hw)).astype(np.float32)
+    w = (rng.standard_normal((f, c, 3, 3)) / np.sqrt(c * 9)).astype(np.float32)
+    wino_text = _forced(text)
+    assert "8x8x1x2x2x72xf32" in wino_text and "8x8x1x2x2x64xf32" not in wino_text
+    assert (wino_text.count("iree_linalg_ext.winograd.input_transform") > 1) == split
+    want = np.asarray(fo.compile_mlir(text, disable_patterns=["conv-strategy", "winograd"])(x, w))
+    got = np.asarray(fo.compile_mlir(wino_text)(x, w))
+    assert got.shape == (f, hw - 2, hw - 2)
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4 * np.abs(want).max())

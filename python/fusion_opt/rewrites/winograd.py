@@ -32,6 +32,14 @@ cost-model term for the spill (time x working set / L2) was tried and dropped: i
 transforms but priced VGG-19's (64-512 channels, up to 226x226) far too high, moving convs to
 im2col, 1.48x slower; VGG-19's whole transforms do not show the slow-down.
 
+Zero filters: the output transform reads a tile's 8x8 values from 64 planes of `tiles x F` elements;
+where a plane's size is a multiple of 1 KiB those reads share a few L1 sets and evict each other
+(Inception-v3's 192-filter 12x12-tile transform 4.6 ms alone, 0.9 with 200 filters). The conv then runs
+with `padded_filters` filters (zero filters appended, their outputs sliced off: the same numbers). Winograd
+parts profiled in the models (sum of transforms and batch matmuls, 2026-12-02): ResNet-50 1.77 -> 1.63
+ms for its 56x56 convs (64 -> 72 filters), Inception-v2 8.1 -> 6.4, VGG-19 137 -> 121, DenseNet-121
+5.3 -> 4.6.
+
 Matched on the generic conv our import produces (rewrites/im2col.py `layout`): input `[C, H, W]`
 read at `(c, oh + kh, ow + kw)` (stride and dilation 1, no groups), filter `[F, C, 3, 3]`, output
 `[F, H - 2, W - 2]` accumulated into a zero fill (IREE's pass drops the conv's init: `bias-epilogue`
@@ -103,6 +111,26 @@ def site(graph: DataflowGraph, ops: Sequence[ir.Operation], i: int) -> im2col.Co
     return lay if _zero_fill(ops, graph, op.operands[2]) else None
 
 
+# The output transform reads each 8x8 tile position's value from a plane of `tiles x F` elements: when a
+# plane's byte size is a multiple of this, its 64 reads per tile and filter fall in a few L1 sets and
+# evict each other. Measured alone (iree-benchmark-module, 2026-12-02), output transforms of 12x12 tiles:
+# 192 filters 4.60 ms (planes 4 KiB-aligned), 196 0.89, 200 0.96, 208 (1 KiB) 1.65; 64 filters 1.12, 65
+# 0.33, 60 0.28; ResNet-50's 10x10 tiles of 64 (1 KiB) 0.51 ms, of 68 0.28.
+ALIAS_BYTES = 1024
+
+
+def padded_filters(f: int, th: int, tw: int, elt_bytes: int = 4) -> int:
+    """The filter count the Winograd conv runs with: `f`, or the next multiple of 8 (IREE's register
+    tile along N; else of 4, else any, up to 64 more) whose tile planes are not `ALIAS_BYTES`-aligned
+    (zero filters added, their outputs dropped)."""
+    plane = th * tw * elt_bytes
+    if (plane * f) % ALIAS_BYTES:
+        return f
+    more = range(f + 1, f + 65)
+    steps = (g for step in (8, 4, 1) for g in more if g % step == 0)  # a tile count with a factor of 32
+    return next((g for g in steps if (plane * g) % ALIAS_BYTES), f)   # has no multiple of 8 that helps
+
+
 def find(graph: DataflowGraph, ops: Sequence[ir.Operation], skip: set[int] = frozenset()
          ) -> list[tuple[int, im2col.ConvLayout]]:
     return [(i, lay) for i in range(len(graph.ops)) if i not in skip and (lay := site(graph, ops, i)) is not None]
@@ -142,9 +170,9 @@ def winograd_descs(op: OpDesc, lay: im2col.ConvLayout, constant_filter: bool = T
     the groups); the filter transforms only when the filter is not a constant (constant filters are
     transformed at compile time)."""
     r = op.loop_ranges
-    c, f = r[lay.red[0]] // n_groups, r[lay.f]
     th, tw = tiles(op, lay)
     t, eb = th * tw, elem_bytes(op.element_types[0])
+    c, f = r[lay.red[0]] // n_groups, padded_filters(r[lay.f], th, tw, eb)
     tin = (INPUT_TILE, INPUT_TILE, 1, th, tw, c)
     tout = (INPUT_TILE, INPUT_TILE, 1, th, tw, f)
     padded = (1, f, th * TILE, tw * TILE)
@@ -211,6 +239,20 @@ def _reshape(v: ir.Value, shape: Sequence[int], groups: Sequence[Sequence[int]],
     return tensor.CollapseShapeOp(t, v, [list(g) for g in groups]).result
 
 
+def _pad_dim0(v: ir.Value, extra: int) -> ir.Value:
+    """`v` with `extra` zero rows after its first dim's (a filter's zero filters)."""
+    from iree.compiler.dialects import arith, tensor
+
+    t = ir.RankedTensorType(v.type)
+    shape = list(t.shape)
+    new = tensor.PadOp(ir.RankedTensorType.get([shape[0] + extra, *shape[1:]], t.element_type), v, [], [],
+                       [0] * len(shape), [extra] + [0] * (len(shape) - 1))
+    body = new.regions[0].blocks.append(*([ir.IndexType.get()] * len(shape)))
+    with ir.InsertionPoint(body):
+        tensor.YieldOp(arith.ConstantOp(t.element_type, 0.0).result)
+    return new.result
+
+
 def apply(op: ir.Operation, n_groups: int = 1) -> None:
     """Replace the generic conv `op` by a marked named NCHW conv over a batch of one (IREE's pass
     rewrites it in `finish`); with channel groups, by one such conv per contiguous slice of the input's
@@ -221,10 +263,17 @@ def apply(op: ir.Operation, n_groups: int = 1) -> None:
     xs, os_ = list(ir.RankedTensorType(x.type).shape), list(ir.RankedTensorType(op.results[0].type).shape)
     ws = list(ir.RankedTensorType(w.type).shape)
 
+    elt = ir.RankedTensorType(x.type).element_type
+    fp = padded_filters(os_[0], math.ceil(os_[1] / TILE), math.ceil(os_[2] / TILE), elem_bytes(str(elt)))
+
     def marked(xv: ir.Value, wv: ir.Value, outv: ir.Value) -> ir.Value:
         x4 = _reshape(xv, [1, *ir.RankedTensorType(xv.type).shape], [[0, 1], [2], [3]], expand=True)
+        if fp != os_[0]:  # zero filters against the output transform's cache conflicts (`padded_filters`)
+            wv, outv = _pad_dim0(wv, fp - os_[0]), zeros([1, fp, *os_[1:]], elt)
         conv = linalg.conv_2d_nchw_fchw(x4, wv, outs=[outv], strides=[1, 1], dilations=[1, 1])
         conv.owner.attributes[MARK] = ir.UnitAttr.get()
+        if fp != os_[0]:
+            conv = strided_slice(conv, [(0, 1, 1), (0, os_[0], 1), (0, os_[1], 1), (0, os_[2], 1)])
         return _reshape(conv, os_, [[0, 1], [2], [3]], expand=False)
 
     with op.context, op.location, ir.InsertionPoint(op):
@@ -232,7 +281,7 @@ def apply(op: ir.Operation, n_groups: int = 1) -> None:
             res = marked(x, w, _reshape(init, [1, *os_], [[0, 1], [2], [3]], expand=True))
         else:
             cs = xs[0] // n_groups
-            zero = zeros([1, *os_], ir.RankedTensorType(x.type).element_type)
+            zero = zeros([1, *os_], elt)
             parts = [marked(strided_slice(x, [(g * cs, cs, 1), (0, xs[1], 1), (0, xs[2], 1)]),
                             strided_slice(w, [(0, ws[0], 1), (g * cs, cs, 1), (0, ws[2], 1), (0, ws[3], 1)]), zero)
                      for g in range(n_groups)]
