@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import fusion_opt as fo
+from ir_helpers import describe_text
 from fusion_opt.analysis.opdesc import OpDesc, OpKind
 from fusion_opt.cost import get_target_desc
 from fusion_opt.rewrites.im2col import decide, im2col_descs, layout, window_tiles
@@ -111,6 +112,44 @@ def test_window_tiles_only_for_rows_longer_than_a_distribution_tile() -> None:
     assert loops == (3, 7, 7, 109, 109) and window_tiles(lay, loops) == [1, 7, 7, 1, 109]
     short = conv_desc(32, 32, 30, 3)
     assert window_tiles(layout(short), im2col_descs(short, layout(short))[0].loop_ranges) is None
+
+
+ROW_CONV = """
+func.func @conv(%x: tensor<16x17x23xf32>, %w: tensor<24x16x7xf32>) -> tensor<24x17x17xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<24x17x17xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<24x17x17xf32>) -> tensor<24x17x17xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(f, h, w, c, k) -> (c, h, w + k)>,
+                                        affine_map<(f, h, w, c, k) -> (f, c, k)>,
+                                        affine_map<(f, h, w, c, k) -> (f, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<16x17x23xf32>, tensor<24x16x7xf32>) outs(%i : tensor<24x17x17xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %o, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<24x17x17xf32>
+  return %y : tensor<24x17x17xf32>
+}
+"""
+
+
+def test_one_dim_windows_get_window_tiles_whatever_their_rows() -> None:
+    """A 1x7 conv at 17x17 (Inception-v3's, unit kernel dim folded): its [C, 7, 17, 17] copy gets whole-row
+    tiles (IREE's own, with the data tiling's packing in the dispatch, ran 3-7x slower), and computes
+    what the direct conv computes."""
+    sess, module, f, graph, ops = describe_text(ROW_CONV)
+    op = graph.ops[[o.kind for o in graph.ops].index(OpKind.CONVOLUTION)]
+    lay = layout(op)
+    loops = im2col_descs(op, lay)[0].loop_ranges
+    assert loops == (16, 7, 17, 17) and window_tiles(lay, loops) == [1, 7, 1, 17]
+    ours = fo.compile_mlir(ROW_CONV, layout="nchw")
+    assert dict(ours.plan.patterns).get("conv-strategy") == 1, ours.report()
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal((16, 17, 23)).astype(np.float32)
+    w = (rng.standard_normal((24, 16, 7)) / np.sqrt(16 * 7)).astype(np.float32)
+    direct = fo.compile_mlir(ROW_CONV, disable_patterns=["conv-strategy"], layout="nchw")
+    np.testing.assert_allclose(np.asarray(ours(x, w)), np.asarray(direct(x, w)), rtol=1e-4, atol=1e-5)
 
 
 GROUPED = """

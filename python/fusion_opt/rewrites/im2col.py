@@ -187,10 +187,14 @@ def _spans(sizes: Sequence[int]) -> list[list[int]]:
 
 def window_tiles(lay: ConvLayout, loops: Sequence[int]) -> list[int] | None:
     """Workgroup tiles for a window copy over `loops` (groups, reductions, spatial dims) whose output row
-    is longer than IREE's 64-element distribution tile: one group, one input channel, the whole kernel
-    window, one output row at a time, the whole row (`backends.lowering.window_copy_compilation_info`).
-    None for shorter rows, which keep IREE's own tiles."""
-    if not lay.spatial or loops[-1] <= MAX_DIST_TILE:
+    is longer than IREE's 64-element distribution tile, or whose window has one dim (1x7 / 7x1 convs):
+    one group, one input channel, the whole kernel window, one output row at a time, the whole row
+    (`backends.lowering.window_copy_compilation_info`). None for other copies with shorter rows, which
+    keep IREE's own tiles. Why the 1-D windows: Inception-v3's [C, 7, 17, 17] copies, with the data
+    tiling's packing in their dispatch, took 0.7-1.8 ms each in IREE's tiles and 0.2-0.3 ms in these
+    (their sum 10.5 -> 5.8 ms, profiled in the model, 2026-12-02; whole model paired 0.96x); for 2-D
+    windows with short rows these tiles measured the same or slower (ZFNet's 12x12, SqueezeNet's 13x13)."""
+    if not lay.spatial or (loops[-1] <= MAX_DIST_TILE and len(lay.red) != 2):
         return None
     nb, nr = len(lay.groups), len(lay.red)
     return [1] * (nb + 1) + list(loops[nb + 1:nb + nr]) + [1] * (len(lay.spatial) - 1) + [loops[-1]]
