@@ -37,6 +37,17 @@ def pad_value(pad: ir.Operation) -> ir.Value:
     return block_ops(pad)[-1].operands[0]
 
 
+def static_pad(src: ir.Value, low: list[int], high: list[int], value: ir.Value) -> ir.Value:
+    """`tensor.pad` of `src` by static `low` / `high` amounts with `value`, at the current insertion point."""
+    t = ir.RankedTensorType(src.type)
+    shape = [s + lo + hi for s, lo, hi in zip(t.shape, low, high)]
+    new = tensor.PadOp(ir.RankedTensorType.get(shape, t.element_type), src, [], [], low, high)
+    body = new.regions[0].blocks.append(*([ir.IndexType.get()] * len(shape)))
+    with ir.InsertionPoint(body):
+        tensor.YieldOp(value)
+    return new.result
+
+
 def defining_op(v: ir.Value) -> ir.Operation | None:
     """The op that defines `v`, or None for a block argument."""
     owner = v.owner

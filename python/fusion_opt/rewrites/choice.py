@@ -36,6 +36,11 @@ class Choice:
     def take(self) -> bool:
         return self.after_s < self.before_s * self.margin
 
+    @property
+    def chosen(self) -> tuple[str, float]:
+        """The form the cost model takes and its predicted time."""
+        return (self.rewritten, self.after_s) if self.take else (self.kept, self.before_s)
+
     def note(self, force: str | None = None) -> str:
         verdict = self.rewritten if (self.take if force is None else force == "rewrite") else self.kept
         return (f"{self.pattern}: {self.site}: {verdict} (predicted {self.kept} {fmt_time(self.before_s)}, "

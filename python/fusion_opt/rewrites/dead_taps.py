@@ -26,7 +26,7 @@ import numpy as np
 
 from ..analysis.classify import map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
-from ..ir import constant_value, ir, pad_value
+from ..ir import constant_value, ir, pad_value, static_pad
 from .taps import affine_terms
 
 NAME = "dead-taps"
@@ -202,12 +202,7 @@ def apply(ops: Sequence[ir.Operation], desc: OpDesc, site: Site, live_filter: np
                                       [o for o, _ in crop], [s for _, s in crop], [1] * len(crop)).result
         low, high = [max(0, v) for v in low], [max(0, v) for v in high]
         if any(low) or any(high):
-            shape = [s + lo + hi for (_, s), lo, hi in zip(crop, low, high)]
-            new_pad = tensor.PadOp(ir.RankedTensorType.get(shape, elt), x, [], [], low, high)
-            body = new_pad.regions[0].blocks.append(*([ir.IndexType.get()] * len(shape)))
-            with ir.InsertionPoint(body):
-                tensor.YieldOp(arith.ConstantOp(elt, 0.0).result)
-            x = new_pad.result
+            x = static_pad(x, low, high, arith.ConstantOp(elt, 0.0).result)
         w_t = ir.RankedTensorType(conv.operands[1].type)
         w = arith.ConstantOp(ir.RankedTensorType.get(list(live_filter.shape), w_t.element_type),
                              ir.DenseElementsAttr.get(np.ascontiguousarray(live_filter.astype(_NP[str(w_t.element_type)])),

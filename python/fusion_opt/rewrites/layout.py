@@ -27,7 +27,7 @@ from ..cost.model import estimate
 from ..cost.targets import TargetDesc
 from ..errors import PlanError
 from ..fusion.legality import numel
-from ..ir import PassManager, defining_op, ir, pad_value
+from ..ir import PassManager, defining_op, ir, pad_value, static_pad
 from . import depthwise, im2col, winograd
 from .choice import Choice, Rewrite
 
@@ -198,15 +198,14 @@ def nchw_best(graph: DataflowGraph, ops: Sequence[ir.Operation], i: int, target:
     op = graph.ops[i]
     win = depthwise.window(op)
     if win is not None:  # a depthwise conv: direct or its window taps (rewrites/depthwise.py)
-        c = depthwise.decide(op, win, target)
-        return (c.rewritten, c.after_s) if c.take else (c.kept, c.before_s)
+        return depthwise.decide(op, win, target).chosen
     lay = im2col.layout(op)
     if lay is None:  # a form the NCHW rewrites do not take (a named conv with its batch dim): direct
         return "direct", estimate([op], target).time_s
     wlay = winograd.site(graph, ops, i)
     c = winograd.price(graph, (i, wlay), target) if wlay is not None else \
         im2col.decide(op, lay, target, im2col.input_pad(graph, i))
-    return (c.rewritten, c.after_s) if c.take else (c.kept, c.before_s)
+    return c.chosen
 
 
 # Ops a transpose moves through on its way to the next conv (IREE's propagation): elementwise and
@@ -337,18 +336,8 @@ def _movable_pad(op: ir.Operation | None, v: ir.Value) -> bool:
 
 def _repad(pad: ir.Operation, src: ir.Value, perm: Sequence[int]) -> ir.Value:
     """`pad` applied to `src`, the pad's source transposed by `perm`."""
-    from iree.compiler.dialects import tensor
-
     low, high = (list(ir.DenseI64ArrayAttr(pad.attributes[k])) for k in ("static_low", "static_high"))
-    shape = ir.RankedTensorType(pad.results[0].type).shape
-    elt = ir.RankedTensorType(pad.results[0].type).element_type
-    value = pad_value(pad)
-    new = tensor.PadOp(ir.RankedTensorType.get([shape[k] for k in perm], elt), src, [], [],
-                       [low[k] for k in perm], [high[k] for k in perm])
-    body = new.regions[0].blocks.append(*([ir.IndexType.get()] * len(perm)))
-    with ir.InsertionPoint(body):
-        tensor.YieldOp(value)
-    return new.result
+    return static_pad(src, [low[k] for k in perm], [high[k] for k in perm], pad_value(pad))
 
 
 def propagate(fn: ir.Operation) -> None:

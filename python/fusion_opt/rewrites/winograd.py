@@ -60,7 +60,7 @@ from ..cost.group import elem_bytes
 from ..cost.model import estimate
 from ..cost.targets import TargetDesc
 from ..fusion.legality import constant_ops, numel
-from ..ir import constant_value, ir
+from ..ir import constant_value, ir, static_pad
 from . import im2col
 from .choice import Choice, Rewrite
 from .taps import add_all, affine_map, fold_into_init, strided_slice, zeros
@@ -220,7 +220,7 @@ def decide(op: OpDesc, lay: im2col.ConvLayout, target: TargetDesc, constant_filt
     against the Winograd parts, each priced as its own dispatch; the input transform cannot take the
     conv's input `pad` either, which is then a copy dispatch of its own (as for im2col)."""
     other = im2col.decide(op, lay, target, pad)
-    kept, kept_s = (other.rewritten, other.after_s) if other.take else (other.kept, other.before_s)
+    kept, kept_s = other.chosen
     g = groups(op, lay)
     parts = (*winograd_descs(op, lay, constant_filter, g), *((pad,) if pad else ()))
     after = sum(estimate([d], target).time_s for d in parts)
@@ -241,16 +241,11 @@ def _reshape(v: ir.Value, shape: Sequence[int], groups: Sequence[Sequence[int]],
 
 def _pad_dim0(v: ir.Value, extra: int) -> ir.Value:
     """`v` with `extra` zero rows after its first dim's (a filter's zero filters)."""
-    from iree.compiler.dialects import arith, tensor
+    from iree.compiler.dialects import arith
 
     t = ir.RankedTensorType(v.type)
-    shape = list(t.shape)
-    new = tensor.PadOp(ir.RankedTensorType.get([shape[0] + extra, *shape[1:]], t.element_type), v, [], [],
-                       [0] * len(shape), [extra] + [0] * (len(shape) - 1))
-    body = new.regions[0].blocks.append(*([ir.IndexType.get()] * len(shape)))
-    with ir.InsertionPoint(body):
-        tensor.YieldOp(arith.ConstantOp(t.element_type, 0.0).result)
-    return new.result
+    rank = len(t.shape)
+    return static_pad(v, [0] * rank, [extra] + [0] * (rank - 1), arith.ConstantOp(t.element_type, 0.0).result)
 
 
 def apply(op: ir.Operation, n_groups: int = 1) -> None:
