@@ -24,6 +24,7 @@ RULE = {
     "offset-read": "offset-read", "strided-slice": "copy-result", "strided-slice-escaping": "copy-result",
     "slice-result-sink": "copy-result", "slice-result-escaping": "copy-result", "fill-result": "copy-result",
     "fill-result-shared": "copy-result", "scalar-result": "scalar-result", "fold-duplicate-result": None,
+    "shared-const-read": "shared-const-read",
 }
 
 

@@ -1,6 +1,8 @@
 """Each legality rule of fusion/legality.py on hand-written OpDescs: one accepted and one rejected case."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fusion_opt.analysis.opdesc import DataflowGraph, Edge, OpDesc, OpKind
@@ -52,6 +54,14 @@ def test_table_has_names_and_reasons():
     assert all(r.why and len(r.why) < 110 for r in RULES)
 
 
+@pytest.mark.parametrize("rule", RULE_NAMES)
+def test_every_rule_has_an_accepted_and_a_rejected_lit_test(rule):
+    lit = Path(__file__).resolve().parents[1] / "lit" / "legality"
+    assert "--verify-diagnostics" in (lit / f"{rule}-illegal.mlir").read_text()
+    assert f"rule '{rule}'" in (lit / f"{rule}-illegal.mlir").read_text()
+    assert "filecheck" in (lit / f"{rule}.mlir").read_text()
+
+
 @pytest.mark.parametrize("ok_case, bad_case, rule", [
     # dispatchable: a reshape stays with IREE
     ((op(E, (-1,)), op(E, (0,))), (op(E, (-1,)), op(OpKind.INJECTIVE, (0,), name="tensor.expand_shape",
@@ -87,6 +97,21 @@ def test_rule_accepts_and_rejects(ok_case, bad_case, rule):
     good, bad = graph(*ok_case), graph(*bad_case)
     assert rule_of(good, range(len(good.ops))) == "ok"
     assert rule_of(bad, range(len(bad.ops))) == rule
+
+
+def test_shared_const_read_refuses_only_a_returned_reader():
+    # 0 -> 1 (read at a constant index on its size-1 dim), 0 -> 2, 1 -> 2: op 1 returned too is refused
+    unit = dict(loops=(1, 64))
+    ops = graph(op(E, (-1,), **unit), op(E, (0,), maps=("(d0, d1) -> (0, d1)", ID2), dims=((-1, 1), (0, 1)), **unit),
+                op(E, (0, 1), **unit)).ops
+    edges = tuple(Edge(p, o.index, k) for o in ops for k, p in enumerate(o.operands) if p is not None and p >= 0)
+    inside = DataflowGraph("f", ops, edges, frozenset({2}))
+    returned = DataflowGraph("f", ops, edges, frozenset({1, 2}))
+    assert rule_of(inside, range(3)) == "ok"
+    assert rule_of(returned, range(3)) == "shared-const-read"
+    # op 0 read by op 1 alone: compiles (the reader returned, no other reader of op 0)
+    alone = DataflowGraph("f", ops[:2], edges[:1], frozenset({1}))
+    assert rule_of(alone, range(2)) == "ok"
 
 
 def test_reduction_broadcast_over_other_dims_is_refused():

@@ -358,6 +358,31 @@ def _r_scalar_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return f"op {hit[0]} is read as a scalar by op {hit[1]} and is a result of the group" if hit else None
 
 
+def _leaves(g: IndexedGraph, m: frozenset[int], i: int) -> bool:
+    """Member i's result is a result of the group: a function output, unread, or read outside it."""
+    cons = g.consumers(i)
+    return i in g.outputs or not cons or not all(c in m for c in cons)
+
+
+def _r_shared_const_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """A member that is a result of the group and reads, at a constant index (a size-1 dim read at 0,
+    `(0, d1, d2)`), a producer that another member also reads fails IREE llvm-cpu tiling ("result is not
+    accessed using a permuted projection": fuzz seeds 13647, 13675, test/fuzz/iree/shared-const-read.mlir).
+    Found on light groups only: the heavy ones are refused by `const-read` first. With the producer read
+    by the reader alone, or the reader not leaving the group, it compiles."""
+    for c in sorted(m):
+        if not _leaves(g, m, c):
+            continue
+        for e in g.in_edges[c]:  # type: ignore[attr-defined]
+            p = e.producer
+            if p not in m or not any(k == "const" for k, _ in _access(g.ops[c], e.operand)):
+                continue
+            if any(x != c and x in m for x in g.consumers(p)):
+                return (f"op {c} reads op {p} at a constant index and is a result of the group, "
+                        f"and op {p} has another consumer in it")
+    return None
+
+
 def _r_partial_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
     """A member whose result leaves the group, read inside it through a map that is not a permutation of
     its loops (strided `d1 * 2`, window, offset, constant index): the dispatch is tiled by the consumer's
@@ -570,6 +595,8 @@ RULES: tuple[Rule, ...] = (
          _r_scalar_result),
     Rule("contraction-prologue", "only a fill (accumulator) or a pad (conv input) fuses into a contraction",
          _r_contraction_prologue),
+    Rule("shared-const-read", "a result of the group reading a shared member at a constant index fails IREE "
+         "llvm-cpu tiling", _r_shared_const_read),
     Rule("partial-read", "a result of the group read inside it through a strided/window map is written only in "
          "part", _r_partial_read),
     Rule("side-input", "every member of a contraction's group computes from it or feeds it", _r_side_input),
