@@ -52,6 +52,11 @@ class CompiledModel:
     strategies: tuple = ()               # (dispatch, codegen sequence): library strategies IREE used (codegen_strategies)
     strategies_dropped: str | None = None  # why codegen_strategies were not used (IREE failed with them)
     output_dtypes: tuple = ()            # numpy dtypes the ONNX graph declares for its outputs (None: unknown)
+    # runtime driver: "auto" (CPU targets: local-task or local-sync, whichever runs this module faster,
+    # timed once at the first call; backends/driver_choice.py), or a driver name to force one. The
+    # default comes from $FUSION_OPT_DRIVER when set.
+    driver: str = field(default_factory=lambda: os.environ.get("FUSION_OPT_DRIVER", "auto"))
+    driver_choice: object = None         # backends.driver_choice.DriverChoice, once the first call made it
     _runner: object = None
 
     @property
@@ -74,9 +79,7 @@ class CompiledModel:
 
     def __call__(self, *arrays: np.ndarray):
         if self._runner is None:
-            from .backends.runtime import load
-
-            self._runner = load(self.artifact)
+            self.driver_choice, self._runner = _runner_for(self.artifact, self.driver)
         from .backends.runtime import as_declared
 
         return as_declared(self._runner(*arrays), self.output_dtypes)
@@ -98,6 +101,8 @@ class CompiledModel:
             "ops": sum(len(g.ops) for g in self.graphs),
             "timings_s": {k: round(v, 4) for k, v in self.timings.items()},
             "functions": [plan_to_json(p, g) for p, g in zip(self.plans, self.graphs)],
+            "runtime_driver": (str(self.driver_choice) if self.driver_choice is not None
+                               else "auto (chosen at the first call)" if self.driver == "auto" else self.driver),
             "fallbacks": [{"group": f.group, "error": f.error} for f in self.fallbacks],
             "tile_configs": [{"function": c.function, "group": c.group, "op": c.op, "loc": c.loc,
                               "lowering_config": c.lowering_config(), "pipeline": c.pipeline} for c in self.configs],
@@ -112,12 +117,27 @@ class CompiledModel:
         head = (f"fusion={self.fusion} target={self.target}: {data['ops']} ops -> {data['groups']} groups, "
                 f"{self.dispatch_count} IREE dispatches{pred}; "
                 + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()))
-        fb = "".join(f"fallback: {f}\n" for f in self.fallbacks)
+        fb = f"runtime driver: {data['runtime_driver']}\n"
+        fb += "".join(f"fallback: {f}\n" for f in self.fallbacks)
         fb += "".join(f"tile config (applied): {c}\n" for c in self.configs)
         fb += "".join(f"codegen strategy: @{d} -> @{s}\n" for d, s in self.strategies)
         if self.strategies_dropped:
             fb += f"codegen strategies not used: IREE failed with them ({self.strategies_dropped})\n"
         return head + "\n" + fb + "\n".join(plan_to_text(p, g) for p, g in zip(self.plans, self.graphs))
+
+
+def _runner_for(artifact, driver: str):
+    """(DriverChoice, Runner) for `driver`: "auto" times both CPU drivers, a name is used as given."""
+    from .backends.driver_choice import DriverChoice, choose
+    from .backends.runtime import load
+    from .backends.targets import get_target
+
+    if driver != "auto":
+        return DriverChoice(driver, "set"), load(artifact, driver=driver)
+    target = get_target(artifact.target)
+    if not target.is_cpu:
+        return DriverChoice(target.driver, "the target's driver"), load(artifact)
+    return choose(lambda d: load(artifact, driver=d))
 
 
 def _predicted_ms(plans: Sequence[FusionPlan]) -> float | None:

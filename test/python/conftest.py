@@ -12,6 +12,9 @@ import pytest
 # (a 512-bit, 48 KB-L1 CI machine chose other tiles and strategies). IREE still compiles for this CPU.
 os.environ["FUSION_OPT_UNCALIBRATED"] = "1"
 os.environ["FUSION_OPT_HOST_DESC"] = str(Path(__file__).resolve().parents[1] / "host-reference.json")
+# Compiled models run on IREE's thread pool: tests check numbers (both drivers give the same bits), and an
+# automatic driver choice would time each model for a quarter of a second (test_driver_choice.py tests it).
+os.environ["FUSION_OPT_DRIVER"] = "local-task"
 
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 

@@ -6,7 +6,9 @@ Levers (issue 8): Winograd for 3x3 convs (rewrites/winograd.py), the conv strate
 per conv, rewrites/im2col.py), pooling as window taps (rewrites/pool_taps.py), IREE's data tiling
 (backends/levers.py), Conv-BN folding (patterns/conv_bn.py), our grouping vs IREE's dispatch formation
 (`fusion="iree"`, which also drops the rewrites above: they belong to our planner) and the runtime driver
-(`local-task`, IREE's multi-threaded driver, vs `local-sync`, one thread, no task system).
+(`local-task`, IREE's multi-threaded driver, vs `local-sync`, one thread, no task system). Every other
+variant runs on local-task, not on the driver a CompiledModel picks for itself (`driver="auto"`), so
+that each row differs from `all` by one lever.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ class Variant:
     fusion: str = "cost"
     disable_patterns: tuple[str, ...] = ()
     extra_flags: tuple[str, ...] = ()
-    driver: str | None = None
+    driver: str = "local-task"
 
 
 VARIANTS: tuple[Variant, ...] = (
@@ -58,7 +60,7 @@ def ablate(path: Path, repeat: int, warmup: int, variants: Sequence[Variant] = V
         try:
             m = fo.compile_onnx(str(path), target=target, fusion=v.fusion, extra_flags=v.extra_flags,
                                 disable_patterns=v.disable_patterns)
-            fn: Callable[..., Any] = load(m.artifact, driver=v.driver) if v.driver else m
+            fn: Callable[..., Any] = load(m.artifact, driver=v.driver)
             args = [inputs[n] for n in m.input_names]
             row["dispatches"] = m.dispatch_count
             if refs is not None:

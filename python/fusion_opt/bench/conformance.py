@@ -100,6 +100,7 @@ def run_case(name: str, fusion: str = "cost") -> dict[str, Any]:
         proto, ins, expected, rtol, atol = _load_case(name)
         graph_inputs = [i.name for i in proto.graph.input if i.name not in {t.name for t in proto.graph.initializer}]
         model = compile_onnx(proto, fusion=fusion)
+        model.driver = "local-task"  # numbers only: no time spent choosing a driver for each of ~1000 cases
         rec["dispatches"] = model.dispatch_count
         if model.fallbacks:  # groups IREE rejected, left to its own fusion (still checked below)
             rec["fallbacks"] = len(model.fallbacks)

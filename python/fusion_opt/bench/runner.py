@@ -145,6 +145,8 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
                 rec[f"compile_phases_{col}"] = {k: round(v, 3) for k, v in m.timings.items()}
             args = [inputs[n] for n in (getattr(m, "input_names", ()) or tuple(inputs))]
             outs[col] = as_outputs(m(*args))
+            if getattr(m, "driver_choice", None) is not None:  # the runtime driver the first call chose
+                rec[f"driver_{col}"] = m.driver_choice.driver
             fns[col] = (lambda m=m, args=args: m(*args))
         except Exception as e:  # noqa: BLE001
             errors.append(f"{col}: {short_error(e)}")
