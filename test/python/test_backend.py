@@ -115,6 +115,67 @@ def test_matmul_bias_relu_matches_numpy(mm_artifact):
         np.testing.assert_allclose(y, np.maximum(a @ b + bias, 0), rtol=1e-4, atol=1e-4)
 
 
+def _unaligned(a: np.ndarray) -> np.ndarray:
+    """A copy of `a` whose data starts 4 bytes past a 64-byte boundary."""
+    from fusion_opt.backends.runtime import aligned_empty
+
+    raw = aligned_empty((a.size + 16,), a.dtype)
+    out = raw[1:1 + a.size].reshape(a.shape)
+    out[...] = a
+    assert out.ctypes.data % 64 == a.itemsize
+    return out
+
+
+ADD2 = """func.func @add2(%x: tensor<256x256xf32>, %y: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %e = tensor.empty() : tensor<256x256xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>,
+                                        affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<256x256xf32>, tensor<256x256xf32>) outs(%e : tensor<256x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.addf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<256x256xf32>
+  return %r : tensor<256x256xf32>
+}
+"""
+
+
+def test_inputs_are_read_in_place_or_staged_and_results_own_their_memory():
+    """Large inputs go to IREE in place when aligned, else through a staging array reused by every call:
+    each call must see its own inputs, and a result must stay as returned after later calls."""
+    from fusion_opt.backends.runtime import ALIGN, IN_PLACE_BYTES, aligned_empty
+
+    sess = new_session()
+    run = load(compile_module(parse_mlir(ADD2, sess.context, "add2.mlir"), sess, "host"))
+    rng = np.random.default_rng(0)
+    x, y = (rng.standard_normal((256, 256), dtype=np.float32) for _ in range(2))
+    assert x.nbytes >= IN_PLACE_BYTES
+    ax, ay = aligned_empty(x.shape, x.dtype), aligned_empty(y.shape, y.dtype)
+    ax[...], ay[...] = x, y
+    assert ax.ctypes.data % ALIGN == 0 and ay.ctypes.data % ALIGN == 0
+    first = run(ax, ay)                            # in place
+    second = run(_unaligned(x + 1), _unaligned(y))  # staged
+    third = run(_unaligned(x), ay)                  # one staged, one in place
+    assert np.array_equal(first, x + y) and np.array_equal(second, (x + 1) + y) and np.array_equal(third, first)
+    ax[...] = 0.0  # the caller reuses its array: results computed from it stay
+    assert np.array_equal(first, x + y) and np.array_equal(second, (x + 1) + y)
+
+
+def test_a_returned_argument_is_a_copy():
+    sess = new_session()
+    art = compile_module(parse_mlir("func.func @ident(%x: tensor<32768xf32>) -> tensor<32768xf32> {\n"
+                                    "  return %x : tensor<32768xf32>\n}\n", sess.context, "id.mlir"), sess, "host")
+    from fusion_opt.backends.runtime import aligned_empty
+
+    run = load(art)
+    for x in (aligned_empty((32768,), np.float32), _unaligned(np.zeros(32768, np.float32))):
+        x[...] = 1.0
+        y = run(x)
+        x[...] = 2.0
+        assert not np.shares_memory(x, y) and float(y[0]) == 1.0
+        assert float(run(x)[0]) == 2.0 and float(y[0]) == 1.0
+
+
 def test_runtime_rejects_bad_inputs(mm_artifact):
     run = load(mm_artifact)
     a, b, bias = _mm_inputs()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,6 +62,8 @@ class Runner:
             self.config = rt.Config(driver)
         except Exception as e:
             raise RuntimeFailure(f"cannot open a device for driver '{driver}': {e}") from None
+        self._staging: dict[int, tuple[np.ndarray, Any]] = {}  # input index -> (aligned array, its buffer view)
+        self._lock = threading.Lock()
         inst = self.config.vm_instance
         modules = []
         if params_path is not None:
@@ -102,15 +105,67 @@ class Runner:
             out.append(arr)
         return out
 
+    def _view(self, i: int, arr: np.ndarray) -> Any:
+        """Input i as a HAL buffer view IREE reads in place (CPU drivers, inputs of IN_PLACE_BYTES or more):
+        the array itself when 64-byte aligned, else a copy in this input's staging array (allocated once:
+        IREE's copy goes to a fresh buffer, whose pages fault in on every call). Other arrays (small,
+        bool, GPU drivers) go to IREE as they are, which copies them."""
+        from iree.runtime.array_interop import map_dtype_to_element_type
+
+        elt = map_dtype_to_element_type(arr.dtype)
+        if (not self.driver.startswith("local") or arr.nbytes < IN_PLACE_BYTES or arr.dtype == np.bool_
+                or elt is None):
+            return arr
+        if arr.ctypes.data % ALIGN == 0 and arr.flags.c_contiguous:
+            return _import(self.config.device, arr, elt)
+        staged = self._staging.get(i)
+        if staged is None or staged[0].shape != arr.shape or staged[0].dtype != arr.dtype:
+            staging = aligned_empty(arr.shape, arr.dtype)
+            staged = self._staging[i] = (staging, _import(self.config.device, staging, elt))
+        np.copyto(staged[0], arr)
+        return staged[1]
+
     def __call__(self, *args: Any) -> np.ndarray | tuple[np.ndarray, ...]:
         arrays = self.check(args)
-        try:
-            res = self._fn(*arrays)
-        except Exception as e:
-            raise RuntimeFailure(f"@{self.entry} failed: {' '.join(str(e).split())}") from None
-        if isinstance(res, tuple):
-            return tuple(r.to_host() for r in res)
-        return res.to_host() if res is not None else res
+        with self._lock:  # the staging arrays are shared by calls
+            try:
+                res = self._fn(*(self._view(i, a) for i, a in enumerate(arrays)))
+            except Exception as e:
+                raise RuntimeFailure(f"@{self.entry} failed: {' '.join(str(e).split())}") from None
+            outs = res if isinstance(res, tuple) else (res,)
+            # A result may be an input's own buffer (a function returning its argument): copied, so that it
+            # neither aliases the caller's array nor a staging array the next call overwrites.
+            read = [*arrays, *(st for st, _ in self._staging.values())]
+            host = tuple(None if r is None else _owned(r.to_host(), read) for r in outs)
+        return host if isinstance(res, tuple) else host[0]
+
+
+ALIGN = 64  # IREE's CPU HAL imports host memory at this alignment (an unaligned import crashed it)
+# Smaller inputs are copied by IREE as before: importing costs a few us of Python per input, a copy of a
+# few KB less (a GRU's 4 KB input: 1.07x slower imported). An 8x128x768 LayerNorm's 3 MB input: 0.91x.
+IN_PLACE_BYTES = 1 << 16
+
+
+def _import(device: Any, arr: np.ndarray, elt: Any) -> Any:
+    """A buffer view over `arr`'s own memory (kept alive by the buffer): no copy."""
+    import iree.runtime as rt
+
+    buf = device.allocator.import_host_allocation(arr, rt.MemoryType.DEVICE_LOCAL | rt.MemoryType.HOST_VISIBLE,
+                                                  rt.BufferUsage.DEFAULT)
+    return rt.HalBufferView(buf, arr.shape, elt)
+
+
+def aligned_empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """An uninitialized C-contiguous array whose data starts at an ALIGN-byte boundary."""
+    dt = np.dtype(dtype)
+    n = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    raw = np.empty(n + ALIGN, np.uint8)
+    off = -raw.ctypes.data % ALIGN
+    return raw[off:off + n].view(dt).reshape(shape)
+
+
+def _owned(out: np.ndarray, inputs: Sequence[np.ndarray]) -> np.ndarray:
+    return out.copy() if any(np.shares_memory(out, a) for a in inputs) else out
 
 
 def load(artifact: Artifact, driver: str | None = None, entry: str | None = None) -> Runner:
