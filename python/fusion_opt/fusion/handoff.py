@@ -189,8 +189,15 @@ FILL_REASON = ("left to IREE: a splat alone, which IREE clones into each dispatc
 
 
 def _h_lone_fill(graph: DataflowGraph, g: Group) -> str | None:
-    from .legality import is_fill_like
-    return FILL_REASON if all(is_fill_like(graph.ops[i]) for i in g.ops) and not set(g.ops) & graph.outputs else None
+    """Not a splat a reduction reads as its input: IREE would clone it into the reduction's dispatch,
+    where it computes the reduction wrong (legality rule `splat-reduction`)."""
+    from .legality import is_fill_like, reads_splat
+
+    if not all(is_fill_like(graph.ops[i]) for i in g.ops) or set(g.ops) & graph.outputs:
+        return None
+    if any(reads_splat(graph, e.consumer, e.operand, e.producer) for e in graph.edges if e.producer in g.ops):
+        return None
+    return FILL_REASON
 
 
 HANDOFFS: tuple[Handoff, ...] = (

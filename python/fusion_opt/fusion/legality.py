@@ -358,6 +358,24 @@ def _r_scalar_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return f"op {hit[0]} is read as a scalar by op {hit[1]} and is a result of the group" if hit else None
 
 
+def reads_splat(g: DataflowGraph, i: int, e_operand: int, producer: int) -> bool:
+    """Op i is a reduction reading splat `producer` as a data input (not as its accumulator)."""
+    op = g.ops[i]
+    return (op.kind is OpKind.REDUCTION and e_operand < op.num_dps_inputs and is_fill_like(g.ops[producer]))
+
+
+def _r_splat_reduction(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """A reduction reading a splat (a `linalg.fill`) as its input in the same dispatch is computed wrong by
+    IREE 3.13 llvm-cpu, with no error: the mean of eight -1s came out -0.125, a sum of squares of ten 0.5s
+    1.25 (the body applied once; fuzz seeds 13506, 15003, 15132; its own formation too). Read from
+    memory (the splat in a dispatch of its own) it is right."""
+    for c in sorted(m):
+        for e in g.in_edges[c]:  # type: ignore[attr-defined]
+            if e.producer in m and reads_splat(g, c, e.operand, e.producer):
+                return f"reduction op {c} reads splat op {e.producer} as its input"
+    return None
+
+
 def _leaves(g: IndexedGraph, m: frozenset[int], i: int) -> bool:
     """Member i's result is a result of the group: a function output, unread, or read outside it."""
     cons = g.consumers(i)
@@ -597,6 +615,8 @@ RULES: tuple[Rule, ...] = (
          _r_contraction_prologue),
     Rule("shared-const-read", "a result of the group reading a shared member at a constant index fails IREE "
          "llvm-cpu tiling", _r_shared_const_read),
+    Rule("splat-reduction", "a reduction over a splat in its own dispatch is computed wrong by IREE llvm-cpu",
+         _r_splat_reduction),
     Rule("partial-read", "a result of the group read inside it through a strided/window map is written only in "
          "part", _r_partial_read),
     Rule("side-input", "every member of a contraction's group computes from it or feeds it", _r_side_input),
