@@ -343,11 +343,23 @@ def _read_of_escaping_member(g: IndexedGraph, m: frozenset[int],
     for c in sorted(m):
         for e in g.in_edges[c]:  # type: ignore[attr-defined]
             p = e.producer
-            if p not in m or e.operand >= len(g.ops[c].indexing_maps):
+            if p not in m or not (p in g.outputs or not all(x in m for x in g.consumers(p))):
                 continue
-            if reads(_access(g.ops[c], e.operand)) and (p in g.outputs or not all(x in m for x in g.consumers(p))):
+            if e.operand < len(g.ops[c].indexing_maps) and reads(_access(g.ops[c], e.operand)):
+                return p, c
+            if reads is _partial and _slices_part(g.ops[c]):
                 return p, c
     return None
+
+
+def _partial(acc: tuple[tuple[str, int], ...]) -> bool:
+    return not all(k == "dim" for k, _ in acc)
+
+
+def _slices_part(op: OpDesc) -> bool:
+    """A tensor.extract_slice taking less than its whole source (a read of part of it, without a map)."""
+    return (op.name == "tensor.extract_slice" and bool(op.operand_shapes)
+            and numel(op.result_shapes[0]) < numel(op.operand_shapes[0]))
 
 
 def _r_scalar_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
@@ -403,10 +415,12 @@ def _r_shared_const_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
 
 def _r_partial_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
     """A member whose result leaves the group, read inside it through a map that is not a permutation of
-    its loops (strided `d1 * 2`, window, offset, constant index): the dispatch is tiled by the consumer's
-    space, which covers only the elements it reads, so the result written out is partial. Found on
-    ResNet-50 once a strided 1x1 conv's window copy joined the previous block's ReLU (wrong numbers)."""
-    hit = _read_of_escaping_member(g, m, lambda acc: not all(k == "dim" for k, _ in acc))
+    its loops (strided `d1 * 2`, window, offset, constant index) or by a `tensor.extract_slice` of part of it:
+    the dispatch is tiled by the consumer's space, which covers only the elements it reads, so the result
+    written out is partial. Found on ResNet-50 once a strided 1x1 conv's window copy joined the previous
+    block's ReLU (wrong numbers); through a slice, IREE refuses it ("write affecting operations on global
+    resources": fuzz seed 15080)."""
+    hit = _read_of_escaping_member(g, m, _partial)
     return f"op {hit[0]} is a result of the group but op {hit[1]} reads only part of it" if hit else None
 
 
