@@ -52,6 +52,7 @@ def main() -> int:
     outs = out if isinstance(out, tuple) else (out,)
     print(f"dispatches: {m.dispatch_count}")
     print(f"latency: median {statistics.median(times):.2f} ms over {args.repeat} runs (after 1 warm-up)")
+    print(f"runtime driver: {m.driver_choice}")
     if refs is not None:
         err = max(float(np.max(np.abs(o - r))) for o, r in zip(outs, refs))
         rel = max(float(np.max(np.abs(o - r)) / (np.max(np.abs(r)) + 1e-30)) for o, r in zip(outs, refs))
