@@ -337,9 +337,11 @@ def _r_strided_slice(g: IndexedGraph, m: frozenset[int]) -> str | None:
 
 
 def _read_of_escaping_member(g: IndexedGraph, m: frozenset[int],
-                             reads: Callable[[tuple[tuple[str, int], ...]], bool]) -> tuple[int, int] | None:
-    """(producer, consumer) of the first in-group read whose access `reads` selects, of a member whose
-    result also leaves the group (a function output, or read outside it); None if there is none."""
+                             reads: Callable[[tuple[tuple[str, int], ...]], bool],
+                             slices: bool = False) -> tuple[int, int] | None:
+    """(producer, consumer) of the first in-group read whose access `reads` selects (with `slices`, also a
+    tensor.extract_slice of part of it), of a member whose result also leaves the group (a function
+    output, or read outside it); None if there is none."""
     for c in sorted(m):
         for e in g.in_edges[c]:  # type: ignore[attr-defined]
             p = e.producer
@@ -347,7 +349,7 @@ def _read_of_escaping_member(g: IndexedGraph, m: frozenset[int],
                 continue
             if e.operand < len(g.ops[c].indexing_maps) and reads(_access(g.ops[c], e.operand)):
                 return p, c
-            if reads is _partial and _slices_part(g.ops[c]):
+            if slices and _slices_part(g.ops[c]):
                 return p, c
     return None
 
@@ -420,7 +422,7 @@ def _r_partial_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
     written out is partial. Found on ResNet-50 once a strided 1x1 conv's window copy joined the previous
     block's ReLU (wrong numbers); through a slice, IREE refuses it ("write affecting operations on global
     resources": fuzz seed 15080)."""
-    hit = _read_of_escaping_member(g, m, _partial)
+    hit = _read_of_escaping_member(g, m, _partial, slices=True)
     return f"op {hit[0]} is a result of the group but op {hit[1]} reads only part of it" if hit else None
 
 
