@@ -280,6 +280,12 @@ def _r_offset_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
+def _leaves(g: IndexedGraph, m: frozenset[int], i: int) -> bool:
+    """Member i's result is a result of the group: a function output, unread, or read outside it."""
+    cons = g.consumers(i)
+    return i in g.outputs or not cons or not all(c in m for c in cons)
+
+
 def _r_copy_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
     """A fill or a tensor.extract_slice (a splat or a copy, no arithmetic) whose result leaves a dispatch of
     several ops (as its sink, or also read outside) fails codegen ("write affecting operations on global
@@ -293,7 +299,7 @@ def _r_copy_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
     for i in sorted(m):
         op = g.ops[i]
         cons = g.consumers(i)
-        leaves = i in g.outputs or not cons or not all(c in m for c in cons)
+        leaves = _leaves(g, m, i)
         if _transposing_copy(op):
             if leaves and any(c in m for c in cons):
                 return f"transposing copy op {i} is a result of the group and read inside it"
@@ -345,7 +351,7 @@ def _read_of_escaping_member(g: IndexedGraph, m: frozenset[int],
     for c in sorted(m):
         for e in g.in_edges[c]:  # type: ignore[attr-defined]
             p = e.producer
-            if p not in m or not (p in g.outputs or not all(x in m for x in g.consumers(p))):
+            if p not in m or not _leaves(g, m, p):
                 continue
             if e.operand < len(g.ops[c].indexing_maps) and reads(_access(g.ops[c], e.operand)):
                 return p, c
@@ -388,12 +394,6 @@ def _r_splat_reduction(g: IndexedGraph, m: frozenset[int]) -> str | None:
             if e.producer in m and reads_splat(g, c, e.operand, e.producer):
                 return f"reduction op {c} reads splat op {e.producer} as its input"
     return None
-
-
-def _leaves(g: IndexedGraph, m: frozenset[int], i: int) -> bool:
-    """Member i's result is a result of the group: a function output, unread, or read outside it."""
-    cons = g.consumers(i)
-    return i in g.outputs or not cons or not all(c in m for c in cons)
 
 
 def _r_shared_const_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
