@@ -79,14 +79,16 @@ def choose(make: Callable[[str], Runner], clock: Clock = time.perf_counter) -> t
     first_ms = (clock() - t) * 1e3
     if first_ms > 4 * HEAVY_MS:
         return DriverChoice(POOL, f"a call takes {first_ms:.0f} ms"), pool
-    pool_us = _median_us(lambda: pool(*args), BUDGET_S / 4, 3, clock)
+    def round_us(run: Runner) -> float:  # one of four timing rounds: a quarter of the budget, 3 calls at least
+        return _median_us(lambda: run(*args), BUDGET_S / 4, 3, clock)
+
+    pool_us = round_us(pool)
     if pool_us > HEAVY_MS * 1e3:
         return DriverChoice(POOL, f"a call takes {pool_us / 1e3:.1f} ms", pool_us), pool
     inline = make(INLINE)
     inline(*args)
-    inline_us = _median_us(lambda: inline(*args), BUDGET_S / 4, 3, clock)
     # rounds in the order pool, inline, inline, pool: a burst of load on a shared machine hits both
-    inline_us = min(inline_us, _median_us(lambda: inline(*args), BUDGET_S / 4, 3, clock))
-    pool_us = min(pool_us, _median_us(lambda: pool(*args), BUDGET_S / 4, 3, clock))
+    inline_us = min(round_us(inline), round_us(inline))
+    pool_us = min(pool_us, round_us(pool))
     driver = decide(pool_us, inline_us)
     return DriverChoice(driver, "auto", pool_us, inline_us), (inline if driver == INLINE else pool)

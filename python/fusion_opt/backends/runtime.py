@@ -110,11 +110,12 @@ class Runner:
         the array itself when 64-byte aligned, else a copy in this input's staging array (allocated once:
         IREE's copy goes to a fresh buffer, whose pages fault in on every call). Other arrays (small,
         bool, GPU drivers) go to IREE as they are, which copies them."""
+        if not self.driver.startswith("local") or arr.nbytes < IN_PLACE_BYTES or arr.dtype == np.bool_:
+            return arr  # decided before the dtype lookup: small inputs are the per-call hot path
         from iree.runtime.array_interop import map_dtype_to_element_type
 
         elt = map_dtype_to_element_type(arr.dtype)
-        if (not self.driver.startswith("local") or arr.nbytes < IN_PLACE_BYTES or arr.dtype == np.bool_
-                or elt is None):
+        if elt is None:
             return arr
         if arr.ctypes.data % ALIGN == 0 and arr.flags.c_contiguous:
             return _import(self.config.device, arr, elt)
