@@ -8,7 +8,8 @@ import pytest
 import fusion_opt as fo
 from fusion_opt.analysis.opdesc import OpDesc, OpKind
 from fusion_opt.cost import get_target_desc
-from fusion_opt.rewrites.depthwise import decide, taps_desc, window
+from fusion_opt.rewrites.depthwise import channels_innermost, decide, dense_ranges, taps_desc, window
+from fusion_opt.rewrites.layout import nhwc_desc, perms
 
 # ShuffleNet's form after unit-dim folding: loops (oh, ow, c, kh, kw), the channel loop last of the output's.
 DW_MAPS = ("(d0, d1, d2, d3, d4) -> (d2, d0 * {s} + d3, d1 * {s} + d4)", "(d0, d1, d2, d3, d4) -> (d2, d3, d4)",
@@ -50,6 +51,18 @@ def test_taps_desc_and_the_cost_models_choice() -> None:
     d2 = taps_desc(s2, window(s2))
     assert d2.result_shapes == ((112, 55, 55),) and d2.loop_ranges == (112, 55, 55)
     assert d2.flops == round(s2.flops * 55 * 55 / (28 * 28))
+
+
+def test_channels_last_strided_taps_have_no_dense_form() -> None:
+    """Channels innermost, a stride-2 conv's taps slice whole rows of channels with the stride (IREE
+    vectorizes along the channels), so they run over the output only: no dense form, no strided slice."""
+    op = dw_desc(112, 57, 3, 2)
+    nhwc = nhwc_desc(op, perms(op))
+    win = window(nhwc)
+    assert win is not None and channels_innermost(win) and not channels_innermost(window(op))
+    assert dense_ranges(nhwc, win) == nhwc.loop_ranges == (28, 28, 112, 3, 3)
+    d = taps_desc(nhwc, win)
+    assert d.result_shapes == ((28, 28, 112),) and d.flops == nhwc.flops
 
 
 def dw_mlir(c: int, hw: int, k: int, s: int) -> str:

@@ -218,3 +218,52 @@ def test_depthwise_channels_last_matches_onnxruntime() -> None:
     taken = [n for n in m.plan.notes if n.startswith("conv-layout") and ": channels-last (" in n]
     assert len(taken) == 2, m.plan.notes
     np.testing.assert_allclose(m(x), ref, rtol=1e-4, atol=1e-4)
+
+
+def _inverted_residual(cin: int, cexp: int, cout: int, hw: int, stride: int, expand: bool = True):
+    """MobileNet-V2's block as ONNX: [1x1 conv (expand) + ReLU6] -> 3x3 depthwise conv + ReLU6 -> 1x1 conv."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(cexp + stride)
+    inits = []
+
+    def w(name: str, shape: list[int]) -> str:
+        inits.append(numpy_helper.from_array((rng.standard_normal(shape) * 0.2).astype(np.float32), name))
+        return name
+
+    inits += [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in (("lo", 0.0), ("hi", 6.0))]
+    nodes = [helper.make_node("Conv", ["x", w("w1", [cexp, cin, 1, 1]), w("b1", [cexp])], ["e"]),
+             helper.make_node("Clip", ["e", "lo", "hi"], ["er"])] if expand else []
+    nodes += [helper.make_node("Conv", ["er" if expand else "x", w("w2", [cexp, 1, 3, 3]), w("b2", [cexp])], ["d"],
+                               kernel_shape=[3, 3], pads=[1] * 4, strides=[stride] * 2, group=cexp),
+              helper.make_node("Clip", ["d", "lo", "hi"], ["dr"]),
+              helper.make_node("Conv", ["dr", w("w3", [cout, cexp, 1, 1]), w("b3", [cout])], ["y"])]
+    ho = (hw - 1) // stride + 1
+    g = helper.make_graph(nodes, "ir", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, hw, hw])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, cout, ho, ho])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_depthwise_taps_go_channels_last_between_1x1_convs(stride: int) -> None:
+    """Between two 1x1 convs (matmuls, which take the transposes into their packing) a depthwise conv's
+    window taps are priced channels-last with no transpose; a strided one then has no dense form (its
+    taps slice rows of channels with the stride). Same numbers as onnxruntime."""
+    ort = pytest.importorskip("onnxruntime")
+    model = _inverted_residual(16, 96, 24, 28, stride)
+    m = fo.compile_onnx(model)
+    layout = [n for n in m.plan.notes if n.startswith("conv-layout")]
+    assert len(layout) == 1 and ": channels-last (" in layout[0], m.plan.notes
+    assert dict(m.plan.patterns).get("depthwise-taps") == 1, m.report()
+    x = np.random.default_rng(1).standard_normal((1, 16, 28, 28)).astype(np.float32)
+    ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_allclose(m(x), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_depthwise_taps_channels_last_need_matmul_neighbours() -> None:
+    """The same block without its expand conv (the depthwise conv reads the function's argument): the
+    input transpose would be a dispatch of its own, so the taps stay channels-first (as before
+    channels-last taps were offered)."""
+    m = fo.compile_onnx(_inverted_residual(96, 96, 24, 28, 2, expand=False))
+    layout = [n for n in m.plan.notes if n.startswith("conv-layout")]
+    assert len(layout) == 1 and ": window taps (" in layout[0], m.plan.notes

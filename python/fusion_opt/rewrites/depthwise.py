@@ -87,10 +87,18 @@ def window(op: OpDesc) -> Window | None:
     return Window(chan, tuple(reads), taps)
 
 
+def channels_innermost(win: Window) -> bool:
+    """Whether the input's innermost dim is the channel (a channels-last conv from `conv-layout`)."""
+    return win.reads[-1] is None
+
+
 def dense_ranges(op: OpDesc, win: Window) -> tuple[int, ...]:
     """Loop ranges of the taps' dense form: an output loop read with stride s over n outputs spans
-    (n - 1) * s + 1 input positions; unstrided loops keep their range."""
+    (n - 1) * s + 1 input positions; unstrided loops keep their range. A conv whose input has its
+    channels innermost has no dense form: its taps stride only outer dims, read whole rows of channels."""
     ranges = list(op.loop_ranges)
+    if channels_innermost(win):
+        return tuple(ranges)
     for rd in win.reads:
         if rd is not None and rd[1] > 1:
             ranges[rd[0]] = (op.loop_ranges[rd[0]] - 1) * rd[1] + 1
@@ -100,7 +108,7 @@ def dense_ranges(op: OpDesc, win: Window) -> tuple[int, ...]:
 def taps_desc(op: OpDesc, win: Window) -> OpDesc:
     """What the rewrite makes of `op`, for the cost model: one elementwise op over the (dense) output with
     a window slice and a filter column per tap, accumulating into the init. The strided slice of a
-    strided conv's dense result is not priced (it joins its consumer's dispatch)."""
+    strided conv's dense result is not priced (a channels-last conv has none: `dense_ranges`)."""
     dense = dense_ranges(op, win)
     o_res = map_results(op.indexing_maps[2])
     loops = tuple(dense[int(r.strip()[1:])] for r in o_res)

@@ -171,6 +171,29 @@ def nhwc_desc(op: OpDesc, p: Perms) -> OpDesc:
                    result_shapes=(tuple(op.result_shapes[0][k] for k in p.out),), name="linalg.generic")
 
 
+def nhwc_time(op: OpDesc, p: Perms, target: TargetDesc) -> float:
+    """Pure: the channels-last conv's predicted time (direct)."""
+    return estimate([nhwc_desc(op, p)], target).time_s
+
+
+def nhwc_taps_time(op: OpDesc, p: Perms, target: TargetDesc) -> float | None:
+    """Pure: a channels-last depthwise conv's window taps (`depthwise-taps` then takes them), None for
+    other convs. Channels innermost, the taps of a strided conv read every row of channels they need
+    and no more: no dense form, no strided slice (MobileNet-V2's 144x56x56 3x3/2 one 82 us against
+    87 + 155 us of dense taps and slice channels-first)."""
+    new = nhwc_desc(op, p)
+    win = depthwise.window(new)
+    return None if win is None else estimate([depthwise.taps_desc(new, win)], target).time_s
+
+
+def pointwise(op: OpDesc) -> bool:
+    """A plain 1x1 stride-1 conv or a matmul-form one (no groups): a matmul, which takes a transposed
+    operand or result in its own packing (IREE's transpose propagation moves a transpose into it;
+    MobileNet-V2's expand convs then wrote `[H*W, F]` directly, its project convs read `[H*W, C]`)."""
+    lay = im2col.layout(op)
+    return lay is not None and not lay.copy and not lay.groups
+
+
 def inverse(perm: Sequence[int]) -> list[int]:
     """The permutation that undoes `perm`."""
     return [list(perm).index(j) for j in range(len(perm))]
@@ -266,16 +289,23 @@ def choose(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc
         t_in = estimate([transpose_desc(op.operand_shapes[0], p.inp, elt, op.loc)], target).time_s
         t_out = estimate([transpose_desc(tuple(op.result_shapes[0][k] for k in p.out), inverse(p.out), elt,
                                          op.loc)], target).time_s
-        price[i] = (kept, kept_s, estimate([nhwc_desc(op, p)], target).time_s, t_in, t_out)
-    ups = {i: _reach(graph, i, True, conv_ids) for i in sites}
-    downs = {i: _reach(graph, i, False, conv_ids) for i in sites}
+        price[i] = (kept, kept_s, nhwc_time(op, p, target), t_in, t_out, nhwc_taps_time(op, p, target))
+    matmuls = {k for k, op in enumerate(graph.ops) if pointwise(op)}
+    ups = {i: _reach(graph, i, True, conv_ids | matmuls) for i in sites}
+    downs = {i: _reach(graph, i, False, conv_ids | matmuls) for i in sites}
     chosen: set[int] = set()
 
     def channels_last_s(i: int) -> float:
-        """The conv channels-last plus the transposes the convs chosen so far do not cancel."""
-        _, _, nhwc_s, t_in, t_out = price[i]
-        return (nhwc_s + (0 if ups[i] and ups[i] <= chosen else t_in)
-                + (0 if downs[i] and downs[i] <= chosen else t_out))
+        """The conv channels-last plus the transposes the convs chosen so far do not cancel. A depthwise
+        conv's window taps are offered only between 1x1 convs (or converted convs) on both sides, which
+        take the transposes: elsewhere the result's transpose back stayed in the taps' dispatch (ShuffleNet's
+        grouped-conv neighbours: 14x14x136 taps 136 us against 16 + 28 us channels-first)."""
+        _, _, nhwc_s, t_in, t_out, taps_s = price[i]
+        up, down = ups[i], downs[i]
+        if taps_s is not None and up and down and up <= chosen | matmuls and down <= chosen | matmuls:
+            return min(taps_s, nhwc_s + (0 if up <= chosen else t_in) + (0 if down <= chosen else t_out))
+        return (nhwc_s + (0 if up and up <= chosen else t_in)
+                + (0 if down and down <= chosen else t_out))
 
     changed = True
     while changed:
