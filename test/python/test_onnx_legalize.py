@@ -346,6 +346,24 @@ def test_a_strided_axis_with_one_window_loses_its_stride(op: str, x_shape: list[
     _check(m, RNG.standard_normal(x_shape).astype(np.float32))
 
 
+@pytest.mark.parametrize("x_shape,pads,kernel,stride", [
+    ([1, 4, 64, 64], [0, 0, 0, 0], 3, 2), ([1, 4, 64, 64], [1, 1, 1, 1], 3, 2),
+    ([1, 3, 9, 13, 10], [1, 0, 2, 1, 0, 2], 3, 2),  # a window would start in the end padding: not made
+    ([1, 3, 2, 2], [1, 1, 1, 1], 3, 3),             # onnx's test_averagepool_2d_ceil_last_window_starts_on_pad
+    ([1, 2, 5, 5], [0, 0, 1, 1], 2, 5),             # the windows never reach the input's end: cropped
+])
+def test_ceil_mode_average_pool_counts_only_what_it_reads(x_shape: list[int], pads: list[int], kernel: int,
+                                                          stride: int) -> None:
+    """`ceil_mode=1, count_include_pad=1` (torchvision's `avg_pool2d(..., ceil_mode=True)`): the last
+    window runs past the padded input and must be divided by the part inside input and pads; the
+    importer divided by the whole window (wrong by 0.34 on the first case, in every fusion mode)."""
+    k = len(x_shape) - 2
+    m = _model([helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[kernel] * k, strides=[stride] * k,
+                                 pads=pads, ceil_mode=1, count_include_pad=1)], x_shape)
+    assert legalize(onnx.shape_inference.infer_shapes(m)) == 1
+    _check(m, RNG.standard_normal(x_shape).astype(np.float32))
+
+
 def test_nodes_out_of_topological_order_are_sorted() -> None:
     """ONNX requires topological order and the importer relies on it ("Non topologically produced ONNX node
     input"); onnx's own linear-attention expansions break it, inside an If branch too."""

@@ -28,6 +28,8 @@ interface, value_info and the nodes downstream are untouched. Each returns the n
   are short ones (at most 64 steps: the importer's loop launches each step's dispatches from the host).
 - Conv / MaxPool / AveragePool whose strided axis has one output over a padded input longer than the
   window (unit-dim folding left an op that does not verify): stride 1, the padded axis one window long.
+- AveragePool with `ceil_mode=1` and `count_include_pad=1` (a window past the padded input was divided
+  by the whole window, silently): its pads as a zero `Pad`, the pool with `count_include_pad=0`.
 - `If` (not lowered): on a condition known at import the taken branch's nodes inline; otherwise, where the
   branches' outputs have one static shape, both run and `Where` picks.
 - `PRelu` from opset < 7 with a per-channel `[C]` slope: opset 7 made the slope broadcast numpy-style
@@ -669,6 +671,58 @@ def _single_window_axes(g: _Graph, node: Node) -> list[Node] | None:
     return nodes
 
 
+def _avgpool_ceil_counted_pads(g: _Graph, node: Node) -> list[Node] | None:
+    """AveragePool with `ceil_mode=1` and `count_include_pad=1`: a last window that runs past the padded
+    input was divided by the whole window (the importer's lowering) where onnxruntime and PyTorch divide
+    by the part inside input and pads: a 3x3/2 pool over 64 columns off by 0.34 (torchvision's
+    `avg_pool2d(..., ceil_mode=True)` exports so). The pads become a zero `Pad` node and the pool counts
+    only what it reads (`count_include_pad=0`), which is the same divisor, computed right. The end pad
+    is cut to what the last window reads (the importer also got windows starting in the padding
+    wrong, onnx's `test_averagepool_2d_ceil_last_window_starts_on_pad`), the input cropped where the
+    windows never reach its end."""
+    a = _attrs(node)
+    if (node.op_type != "AveragePool" or not a.get("ceil_mode", 0) or not a.get("count_include_pad", 0)
+            or _text(a.get("auto_pad", b"NOTSET")) != "NOTSET" or node.input[0] not in g.shapes):
+        return None
+    x = g.shapes[node.input[0]]
+    k = len(x) - 2
+    pads = list(a.get("pads", [0] * 2 * k))
+    kernel, strides = list(a["kernel_shape"]), list(a.get("strides", [1] * k))
+    dil = list(a.get("dilations", [1] * k))
+    begin, end, crop = pads[:k], [0] * k, {}
+    for i in range(k):
+        ext = (kernel[i] - 1) * dil[i] + 1
+        last = (_ceil_outputs(x[2 + i], pads[i], pads[i + k], ext, strides[i]) - 1) * strides[i] + ext
+        reach = last - pads[i] - x[2 + i]  # how far the last window reads past the input's end
+        end[i] = min(pads[i + k], max(0, reach))
+        if reach < 0:
+            crop[2 + i] = x[2 + i] + reach
+    nodes: list[Node] = []
+    src = node.input[0]
+    if crop:
+        cut = g.fresh(src)
+        axes = sorted(crop)
+        nodes.append(helper.make_node("Slice", [src, g.const(f"{cut}_s", np.zeros(len(axes), np.int64), nodes),
+                                                g.const(f"{cut}_e", np.array([crop[d] for d in axes], np.int64), nodes),
+                                                g.const(f"{cut}_a", np.array(axes, np.int64), nodes)], [cut]))
+        src = cut
+    if any(begin) or any(end):
+        padded = g.fresh(node.input[0])
+        full = np.array([0, 0, *begin, 0, 0, *end], np.int64)
+        nodes.append(helper.make_node("Pad", [src, g.const(f"{padded}_pads", full, nodes)], [padded], mode="constant"))
+        src = padded
+    attrs = {**a, "count_include_pad": 0, "pads": [0] * 2 * k}
+    nodes.append(helper.make_node("AveragePool", [src], list(node.output), name=node.name, **attrs))
+    return nodes
+
+
+def _ceil_outputs(n: int, before: int, after: int, ext: int, stride: int) -> int:
+    """Outputs of a ceil-mode window along an axis of `n` padded by (before, after): no window starts in
+    the end padding (onnxruntime, PyTorch)."""
+    out = -(-(n + before + after - ext) // stride) + 1
+    return out - 1 if (out - 1) * stride >= n + before else out
+
+
 _RNN_GATES = {"GRU": 3, "LSTM": 4, "RNN": 1}
 # Recurrences over at most this many steps are unrolled even where the importer is right: its lowering is a
 # host-side loop launching the step's dispatches per iteration (a 2-layer LSTM over 20 steps: 1.25 ms,
@@ -894,7 +948,8 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
-    _explicit_zero_points, _convinteger_float, _space_to_depth_crd, _rnn, _single_window_axes, _if_branches)
+    _explicit_zero_points, _convinteger_float, _space_to_depth_crd, _rnn, _single_window_axes, _avgpool_ceil_counted_pads,
+    _if_branches)
 
 
 def legalize(proto: onnx.ModelProto) -> int:
