@@ -16,6 +16,7 @@ from typing import Any
 
 from ..analysis.classify import LIGHT, map_results
 from ..analysis.opdesc import RESHAPE_OPS, DataflowGraph, OpDesc, OpKind
+from ..cost.group import elem_bytes
 from ..testhooks import DISABLED_RULES
 
 MATRIX = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION})
@@ -593,6 +594,32 @@ def _r_packed_multi_output(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
+# IREE llvm-cpu's `max_stack_allocation_size` for a dispatch function (bytes)
+STACK_BYTES = 32768
+
+
+def _r_stacked_row(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """A result of the group that a later reduction of the group reads (InstanceNorm's centered input
+    `x - mean`, returned and squared for the variance): IREE keeps one whole reduced row of it on the
+    workgroup's stack, which fails past 32 KiB ("exceeded stack allocation limit ... Got 65536 bytes": an
+    InstanceNorm over 128x128 images; 64x128 compiled, 96x96 needed 36864 bytes)."""
+    reds = [i for i in sorted(m) if g.ops[i].kind is OpKind.REDUCTION]
+    if not reds:
+        return None
+    for i in sorted(m):
+        if i not in g.outputs and all(c in m for c in g.consumers(i)):
+            continue
+        for r in reds:
+            if r != i and r in _downstream(g, i, m):
+                rd = g.ops[r]
+                row = numel(rd.loop_ranges) // max(1, numel(rd.result_shapes[0]) if rd.result_shapes else 1)
+                nbytes = row * elem_bytes(g.ops[i].element_types[-1])
+                if nbytes > STACK_BYTES:
+                    return (f"op {i} is a result of the group and reduction {r} reads it: a row of {nbytes} bytes "
+                            f"on IREE's stack (limit {STACK_BYTES})")
+    return None
+
+
 @dataclass(frozen=True)
 class Rule:
     name: str
@@ -641,6 +668,8 @@ RULES: tuple[Rule, ...] = (
          _r_reduction),
     Rule("bool-operand", "an i1 tensor read in a contraction's group gets its packed layout, which IREE cannot encode",
          _r_bool_operand),
+    Rule("stacked-row", "a result of the group read by a later reduction of it is kept a row at a time on IREE's "
+         "32 KiB stack", _r_stacked_row),
     Rule("packed-multi-output", "a multi-result reduction group packing a matmul operand exceeds IREE's stack limit",
          _r_packed_multi_output),
 )
