@@ -241,6 +241,33 @@ def _transparent(op: OpDesc) -> bool:
         op.kind is OpKind.REDUCTION and op.num_dps_inputs <= 2 and any("+" in m for m in op.indexing_maps[:1]))
 
 
+def _matmul_chain(graph: DataflowGraph, start: int, up: bool) -> bool:
+    """Whether op `start`'s input (`up`) or result reaches a 1x1 conv (`pointwise`) through a chain of
+    transparent ops each used once: IREE's propagation moves the transpose along such a chain into the
+    matmul; a value used twice stops it (MobileViT's SiLU `x * sigmoid(x)` after its expand conv: the
+    transpose stayed in the SiLU and the expand conv's dispatch, a transposed write, ran 342 us against 54)."""
+    k = start
+    while True:
+        if up:
+            op = graph.ops[k]
+            ins = op.operands[:op.num_dps_inputs] if op.num_dps_inputs else op.operands
+            rank = len(op.result_shapes[0]) if op.result_shapes else -1
+            srcs = [p for p, sh in zip(ins, op.operand_shapes) if p is not None and len(sh) == rank]
+            if len(srcs) != 1 or srcs[0] < 0 or len(graph.consumers(srcs[0])) != 1:
+                return False
+            k = srcs[0]
+        else:
+            users = graph.consumers(k)
+            if len(users) != 1 or k in graph.outputs:
+                return False
+            k = next(iter(users))
+        op = graph.ops[k]
+        if pointwise(op):
+            return True
+        if not _transparent(op):
+            return False
+
+
 def _reach(graph: DataflowGraph, start: int, up: bool, convs: set[int]) -> set[int] | None:
     """The convs of `convs` met walking from op `start` up (producers of its input) or down (its
     consumers) through transparent ops; None when the walk meets anything else (an argument, a result
@@ -290,22 +317,24 @@ def choose(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc
         t_out = estimate([transpose_desc(tuple(op.result_shapes[0][k] for k in p.out), inverse(p.out), elt,
                                          op.loc)], target).time_s
         price[i] = (kept, kept_s, nhwc_time(op, p, target), t_in, t_out, nhwc_taps_time(op, p, target))
-    matmuls = {k for k, op in enumerate(graph.ops) if pointwise(op)}
-    ups = {i: _reach(graph, i, True, conv_ids | matmuls) for i in sites}
-    downs = {i: _reach(graph, i, False, conv_ids | matmuls) for i in sites}
+    ups = {i: _reach(graph, i, True, conv_ids) for i in sites}
+    downs = {i: _reach(graph, i, False, conv_ids) for i in sites}
+    absorbed = {i: (_matmul_chain(graph, i, True), _matmul_chain(graph, i, False))
+                for i in sites if price[i][5] is not None}
     chosen: set[int] = set()
 
     def channels_last_s(i: int) -> float:
         """The conv channels-last plus the transposes the convs chosen so far do not cancel. A depthwise
-        conv's window taps are offered only between 1x1 convs (or converted convs) on both sides, which
-        take the transposes: elsewhere the result's transpose back stayed in the taps' dispatch (ShuffleNet's
+        conv's window taps are offered only between 1x1 convs (`_matmul_chain`) or converted convs on
+        both sides, which take the transposes: elsewhere the result's transpose back stayed in the taps' dispatch (ShuffleNet's
         grouped-conv neighbours: 14x14x136 taps 136 us against 16 + 28 us channels-first)."""
         _, _, nhwc_s, t_in, t_out, taps_s = price[i]
         up, down = ups[i], downs[i]
-        if taps_s is not None and up and down and up <= chosen | matmuls and down <= chosen | matmuls:
-            return min(taps_s, nhwc_s + (0 if up <= chosen else t_in) + (0 if down <= chosen else t_out))
-        return (nhwc_s + (0 if up and up <= chosen else t_in)
-                + (0 if down and down <= chosen else t_out))
+        moved_in, moved_out = bool(up) and up <= chosen, bool(down) and down <= chosen
+        direct = nhwc_s + (0 if moved_in else t_in) + (0 if moved_out else t_out)
+        if taps_s is not None and (moved_in or absorbed[i][0]) and (moved_out or absorbed[i][1]):
+            return min(taps_s, direct)
+        return direct
 
     changed = True
     while changed:
