@@ -220,8 +220,10 @@ def test_depthwise_channels_last_matches_onnxruntime() -> None:
     np.testing.assert_allclose(m(x), ref, rtol=1e-4, atol=1e-4)
 
 
-def _inverted_residual(cin: int, cexp: int, cout: int, hw: int, stride: int, expand: bool = True):
-    """MobileNet-V2's block as ONNX: [1x1 conv (expand) + ReLU6] -> 3x3 depthwise conv + ReLU6 -> 1x1 conv."""
+def _inverted_residual(cin: int, cexp: int, cout: int, hw: int, stride: int, expand: bool = True,
+                       silu: bool = False):
+    """MobileNet-V2's block as ONNX: [1x1 conv (expand) + ReLU6 (or SiLU)] -> 3x3 depthwise conv + ReLU6
+    -> 1x1 conv."""
     from onnx import TensorProto, helper, numpy_helper
 
     rng = np.random.default_rng(cexp + stride)
@@ -232,8 +234,9 @@ def _inverted_residual(cin: int, cexp: int, cout: int, hw: int, stride: int, exp
         return name
 
     inits += [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in (("lo", 0.0), ("hi", 6.0))]
-    nodes = [helper.make_node("Conv", ["x", w("w1", [cexp, cin, 1, 1]), w("b1", [cexp])], ["e"]),
-             helper.make_node("Clip", ["e", "lo", "hi"], ["er"])] if expand else []
+    act = [helper.make_node("Sigmoid", ["e"], ["es"]), helper.make_node("Mul", ["e", "es"], ["er"])] if silu else \
+        [helper.make_node("Clip", ["e", "lo", "hi"], ["er"])]
+    nodes = [helper.make_node("Conv", ["x", w("w1", [cexp, cin, 1, 1]), w("b1", [cexp])], ["e"]), *act] if expand else []
     nodes += [helper.make_node("Conv", ["er" if expand else "x", w("w2", [cexp, 1, 3, 3]), w("b2", [cexp])], ["d"],
                                kernel_shape=[3, 3], pads=[1] * 4, strides=[stride] * 2, group=cexp),
               helper.make_node("Clip", ["d", "lo", "hi"], ["dr"]),
@@ -260,10 +263,14 @@ def test_depthwise_taps_go_channels_last_between_1x1_convs(stride: int) -> None:
     np.testing.assert_allclose(m(x), ref, rtol=1e-4, atol=1e-4)
 
 
-def test_depthwise_taps_channels_last_need_matmul_neighbours() -> None:
-    """The same block without its expand conv (the depthwise conv reads the function's argument): the
-    input transpose would be a dispatch of its own, so the taps stay channels-first (as before
-    channels-last taps were offered)."""
-    m = fo.compile_onnx(_inverted_residual(96, 96, 24, 28, 2, expand=False))
+@pytest.mark.parametrize("variant", ["no expand conv", "silu"])
+def test_depthwise_taps_channels_last_need_matmul_neighbours(variant: str) -> None:
+    """The same block without its expand conv (the depthwise conv reads the function's argument), or with
+    SiLU after it (`x * sigmoid(x)` uses the conv's result twice, where IREE's propagation stops): the
+    input transpose would stay a copy of its own (or a transposed write in the expand conv's dispatch),
+    so the taps stay channels-first (as before channels-last taps were offered)."""
+    model = _inverted_residual(96, 96, 24, 28, 2, expand=False) if variant == "no expand conv" else \
+        _inverted_residual(16, 96, 24, 28, 2, silu=True)
+    m = fo.compile_onnx(model)
     layout = [n for n in m.plan.notes if n.startswith("conv-layout")]
     assert len(layout) == 1 and ": window taps (" in layout[0], m.plan.notes
