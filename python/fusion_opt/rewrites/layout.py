@@ -252,7 +252,8 @@ def _matmul_chain(graph: DataflowGraph, start: int, up: bool) -> bool:
             op = graph.ops[k]
             ins = op.operands[:op.num_dps_inputs] if op.num_dps_inputs else op.operands
             rank = len(op.result_shapes[0]) if op.result_shapes else -1
-            srcs = [p for p, sh in zip(ins, op.operand_shapes) if p is not None and len(sh) == rank]
+            srcs = [op.operands[0]] if k == start else \
+                [p for p, sh in zip(ins, op.operand_shapes) if p is not None and len(sh) == rank]
             if len(srcs) != 1 or srcs[0] < 0 or len(graph.consumers(srcs[0])) != 1:
                 return False
             k = srcs[0]
