@@ -507,3 +507,29 @@ def test_constant_dequantize_is_folded(elem: int, block: int, zero_point: bool) 
     want = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
     assert "DequantizeLinear" not in {nd.op_type for nd in prepare(m, "g").graph.node}
     np.testing.assert_allclose(fo.compile_onnx(m)(x), want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_folded_value_read_only_by_an_if_branch_is_kept() -> None:
+    """Folding dropped a folded value whose only reader was an If branch (an outer-scope name): inlining
+    the branch later left a dangling input ("Non topologically produced ONNX node input 'two_f__1'":
+    AffineGrid's function expansion, opset 20)."""
+    from fusion_opt.importers.onnx_fold import _fold_once
+
+    two = numpy_helper.from_array(np.array(1.0, np.float32), "one")
+    then = helper.make_graph([helper.make_node("Div", ["x", "two"], ["t"])], "then", [],
+                             [helper.make_tensor_value_info("t", TensorProto.FLOAT, [2])])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["e"])], "else", [],
+                              [helper.make_tensor_value_info("e", TensorProto.FLOAT, [2])])
+    nodes = [helper.make_node("Constant", [], ["one"], value=two),
+             helper.make_node("Add", ["one", "one"], ["two"]),
+             helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+             helper.make_node("Greater", ["s", "one"], ["c"]),
+             helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    assert "two" in _fold_once(m)
+    assert "two" in {o for n in m.graph.node for o in n.output}
+    x = np.array([3.0, 4.0], np.float32)
+    got = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, x / 2)

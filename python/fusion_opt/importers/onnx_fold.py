@@ -156,7 +156,8 @@ def _fold_once(proto: onnx.ModelProto) -> set[str]:
     if not folded:
         return set()
     keep = [n for n in g.node if not (n.output and all(o in folded or not o for o in n.output))]
-    used = {i for n in keep for i in n.input} | {o.name for o in g.output}
+    # (an If branch reads outer values by name: AffineGrid's expansion divides by a constant of the graph)
+    used = {i for n in keep for i in [*n.input, *_outer_names(n)]} | {o.name for o in g.output}
     consts = [helper.make_node("Constant", [], [name], value=numpy_helper.from_array(arr, name))
               for name, arr in folded.items() if name in used]
     del g.node[:]
