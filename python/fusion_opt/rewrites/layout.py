@@ -254,7 +254,7 @@ def _matmul_chain(graph: DataflowGraph, start: int, up: bool) -> bool:
             rank = len(op.result_shapes[0]) if op.result_shapes else -1
             srcs = [op.operands[0]] if k == start else \
                 [p for p, sh in zip(ins, op.operand_shapes) if p is not None and len(sh) == rank]
-            if len(srcs) != 1 or srcs[0] < 0 or len(graph.consumers(srcs[0])) != 1:
+            if len(srcs) != 1 or srcs[0] is None or srcs[0] < 0 or len(graph.consumers(srcs[0])) != 1:
                 return False
             k = srcs[0]
         else:
@@ -327,8 +327,9 @@ def choose(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc
     def channels_last_s(i: int) -> float:
         """The conv channels-last plus the transposes the convs chosen so far do not cancel. A depthwise
         conv's window taps are offered only between 1x1 convs (`_matmul_chain`) or converted convs on
-        both sides, which take the transposes: elsewhere the result's transpose back stayed in the taps' dispatch (ShuffleNet's
-        grouped-conv neighbours: 14x14x136 taps 136 us against 16 + 28 us channels-first)."""
+        both sides, which take the transposes: elsewhere the result's transpose back stayed in the
+        taps' dispatch (ShuffleNet's grouped-conv neighbours: 14x14x136 taps 136 us against 16 + 28 us
+        channels-first)."""
         _, _, nhwc_s, t_in, t_out, taps_s = price[i]
         up, down = ups[i], downs[i]
         moved_in, moved_out = bool(up) and up <= chosen, bool(down) and down <= chosen
