@@ -613,7 +613,8 @@ def _r_stacked_row(g: IndexedGraph, m: frozenset[int]) -> str | None:
             if r != i and r in _downstream(g, i, m):
                 rd = g.ops[r]
                 row = numel(rd.loop_ranges) // max(1, numel(rd.result_shapes[0]) if rd.result_shapes else 1)
-                nbytes = row * elem_bytes(g.ops[i].element_types[-1])
+                types = g.ops[i].element_types
+                nbytes = row * elem_bytes(types[-1] if types else "f32")
                 if nbytes > STACK_BYTES:
                     return (f"op {i} is a result of the group and reduction {r} reads it: a row of {nbytes} bytes "
                             f"on IREE's stack (limit {STACK_BYTES})")
