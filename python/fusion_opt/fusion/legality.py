@@ -607,10 +607,11 @@ def _r_stacked_row(g: IndexedGraph, m: frozenset[int]) -> str | None:
     if not reds:
         return None
     for i in sorted(m):
-        if i not in g.outputs and all(c in m for c in g.consumers(i)):
+        if not _leaves(g, m, i):
             continue
+        below = _downstream(g, i, m)
         for r in reds:
-            if r != i and r in _downstream(g, i, m):
+            if r != i and r in below:
                 rd = g.ops[r]
                 row = numel(rd.loop_ranges) // max(1, numel(rd.result_shapes[0]) if rd.result_shapes else 1)
                 types = g.ops[i].element_types

@@ -660,15 +660,20 @@ def _single_window_axes(g: _Graph, node: Node) -> list[Node] | None:
     nodes: list[Node] = []
     src = node.input[0]
     if crop:
-        src = g.fresh(node.input[0])
-        axes = sorted(crop)
-        nodes.append(helper.make_node("Slice", [node.input[0],
-                                                g.const(f"{src}_s", np.zeros(len(axes), np.int64), nodes),
-                                                g.const(f"{src}_e", np.array([crop[k] for k in axes], np.int64), nodes),
-                                                g.const(f"{src}_a", np.array(axes, np.int64), nodes)], [src]))
+        src = _crop(g, node.input[0], crop, nodes)
     attrs = {**{k: v for k, v in a.items() if k != "auto_pad"}, "strides": strides, "pads": pads}
     nodes.append(helper.make_node(node.op_type, [src, *node.input[1:]], list(node.output), name=node.name, **attrs))
     return nodes
+
+
+def _crop(g: _Graph, src: str, ends: dict[int, int], nodes: list[Node]) -> str:
+    """`src[..., :end, ...]` along each axis of `ends` ({axis: end}), as a `Slice` appended to `nodes`."""
+    out = g.fresh(src)
+    axes = sorted(ends)
+    nodes.append(helper.make_node("Slice", [src, g.const(f"{out}_s", np.zeros(len(axes), np.int64), nodes),
+                                            g.const(f"{out}_e", np.array([ends[k] for k in axes], np.int64), nodes),
+                                            g.const(f"{out}_a", np.array(axes, np.int64), nodes)], [out]))
+    return out
 
 
 def _avgpool_ceil_counted_pads(g: _Graph, node: Node) -> list[Node] | None:
@@ -700,12 +705,7 @@ def _avgpool_ceil_counted_pads(g: _Graph, node: Node) -> list[Node] | None:
     nodes: list[Node] = []
     src = node.input[0]
     if crop:
-        cut = g.fresh(src)
-        axes = sorted(crop)
-        nodes.append(helper.make_node("Slice", [src, g.const(f"{cut}_s", np.zeros(len(axes), np.int64), nodes),
-                                                g.const(f"{cut}_e", np.array([crop[d] for d in axes], np.int64), nodes),
-                                                g.const(f"{cut}_a", np.array(axes, np.int64), nodes)], [cut]))
-        src = cut
+        src = _crop(g, src, crop, nodes)
     if any(begin) or any(end):
         padded = g.fresh(node.input[0])
         full = np.array([0, 0, *begin, 0, 0, *end], np.int64)

@@ -171,17 +171,11 @@ def nhwc_desc(op: OpDesc, p: Perms) -> OpDesc:
                    result_shapes=(tuple(op.result_shapes[0][k] for k in p.out),), name="linalg.generic")
 
 
-def nhwc_time(op: OpDesc, p: Perms, target: TargetDesc) -> float:
-    """Pure: the channels-last conv's predicted time (direct)."""
-    return estimate([nhwc_desc(op, p)], target).time_s
-
-
-def nhwc_taps_time(op: OpDesc, p: Perms, target: TargetDesc) -> float | None:
-    """Pure: a channels-last depthwise conv's window taps (`depthwise-taps` then takes them), None for
-    other convs. Channels innermost, the taps of a strided conv read every row of channels they need
-    and no more: no dense form, no strided slice (MobileNet-V2's 144x56x56 3x3/2 one 82 us against
-    87 + 155 us of dense taps and slice channels-first)."""
-    new = nhwc_desc(op, p)
+def nhwc_taps_time(new: OpDesc, target: TargetDesc) -> float | None:
+    """Pure: the window taps of `new`, a channels-last conv (`nhwc_desc`), when it is a depthwise conv
+    (`depthwise-taps` then takes them), else None. Channels innermost, the taps of a strided conv read
+    every row of channels they need and no more: no dense form, no strided slice (MobileNet-V2's
+    144x56x56 3x3/2 one 82 us against 87 + 155 us of dense taps and slice channels-first)."""
     win = depthwise.window(new)
     return None if win is None else estimate([depthwise.taps_desc(new, win)], target).time_s
 
@@ -241,6 +235,13 @@ def _transparent(op: OpDesc) -> bool:
         op.kind is OpKind.REDUCTION and op.num_dps_inputs <= 2 and any("+" in m for m in op.indexing_maps[:1]))
 
 
+def _full_inputs(op: OpDesc) -> list[int]:
+    """Producers of `op`'s inputs of its result's rank (not a broadcast bias or scale): where a transpose
+    moving up through `op` goes."""
+    ins = op.operands[:op.num_dps_inputs] if op.num_dps_inputs else op.operands
+    return [p for p, s in zip(ins, op.operand_shapes) if p is not None and len(s) == len(op.result_shapes[0])]
+
+
 def _matmul_chain(graph: DataflowGraph, start: int, up: bool) -> bool:
     """Whether op `start`'s input (`up`) or result reaches a 1x1 conv (`pointwise`) through a chain of
     transparent ops each used once: IREE's propagation moves the transpose along such a chain into the
@@ -249,11 +250,7 @@ def _matmul_chain(graph: DataflowGraph, start: int, up: bool) -> bool:
     k = start
     while True:
         if up:
-            op = graph.ops[k]
-            ins = op.operands[:op.num_dps_inputs] if op.num_dps_inputs else op.operands
-            rank = len(op.result_shapes[0]) if op.result_shapes else -1
-            srcs = [op.operands[0]] if k == start else \
-                [p for p, sh in zip(ins, op.operand_shapes) if p is not None and len(sh) == rank]
+            srcs = [graph.ops[k].operands[0]] if k == start else _full_inputs(graph.ops[k])
             if len(srcs) != 1 or srcs[0] is None or srcs[0] < 0 or len(graph.consumers(srcs[0])) != 1:
                 return False
             k = srcs[0]
@@ -291,8 +288,7 @@ def _reach(graph: DataflowGraph, start: int, up: bool, convs: set[int]) -> set[i
         if not _transparent(op) or (not up and k in graph.outputs):
             return None
         if up:
-            ins = op.operands[:op.num_dps_inputs] if op.num_dps_inputs else op.operands
-            todo += [p for p, s in zip(ins, op.operand_shapes) if p is not None and len(s) == len(op.result_shapes[0])]
+            todo += _full_inputs(op)
         else:
             todo += list(graph.consumers(k))
     return found
@@ -317,7 +313,8 @@ def choose(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc
         t_in = estimate([transpose_desc(op.operand_shapes[0], p.inp, elt, op.loc)], target).time_s
         t_out = estimate([transpose_desc(tuple(op.result_shapes[0][k] for k in p.out), inverse(p.out), elt,
                                          op.loc)], target).time_s
-        price[i] = (kept, kept_s, nhwc_time(op, p, target), t_in, t_out, nhwc_taps_time(op, p, target))
+        new = nhwc_desc(op, p)
+        price[i] = (kept, kept_s, estimate([new], target).time_s, t_in, t_out, nhwc_taps_time(new, target))
     ups = {i: _reach(graph, i, True, conv_ids) for i in sites}
     downs = {i: _reach(graph, i, False, conv_ids) for i in sites}
     absorbed = {i: (_matmul_chain(graph, i, True), _matmul_chain(graph, i, False))
