@@ -159,6 +159,11 @@ def test_inputs_are_read_in_place_or_staged_and_results_own_their_memory():
     assert np.array_equal(first, x + y) and np.array_equal(second, (x + 1) + y) and np.array_equal(third, first)
     ax[...] = 0.0  # the caller reuses its array: results computed from it stay
     assert np.array_equal(first, x + y) and np.array_equal(second, (x + 1) + y)
+    # A read-only aligned array (np.frombuffer, onnx.numpy_helper.to_array) cannot be imported by IREE
+    # ("buffer source array is read-only": a conformance case failed whenever its input landed aligned).
+    ax[...], ay[...] = x, y
+    ax.flags.writeable = False
+    assert np.array_equal(run(ax, ay), x + y) and np.array_equal(run(ay, ax), x + y)
 
 
 def test_a_returned_argument_is_a_copy():

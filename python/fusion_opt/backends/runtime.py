@@ -107,7 +107,7 @@ class Runner:
 
     def _view(self, i: int, arr: np.ndarray) -> Any:
         """Input i as a HAL buffer view IREE reads in place (CPU drivers, inputs of IN_PLACE_BYTES or more):
-        the array itself when 64-byte aligned, else a copy in this input's staging array (allocated once:
+        the array itself when 64-byte aligned and writable, else a copy in this input's staging array (allocated once:
         IREE's copy goes to a fresh buffer, whose pages fault in on every call). Other arrays (small,
         bool, GPU drivers) go to IREE as they are, which copies them."""
         if not self.driver.startswith("local") or arr.nbytes < IN_PLACE_BYTES or arr.dtype == np.bool_:
@@ -117,7 +117,9 @@ class Runner:
         elt = map_dtype_to_element_type(arr.dtype)
         if elt is None:
             return arr
-        if arr.ctypes.data % ALIGN == 0 and arr.flags.c_contiguous:
+        if arr.ctypes.data % ALIGN == 0 and arr.flags.c_contiguous and arr.flags.writeable:
+            # IREE imports only writable memory ("buffer source array is read-only"): a read-only array
+            # (np.frombuffer, a mmap, onnx.numpy_helper.to_array) is staged like an unaligned one.
             return _import(self.config.device, arr, elt)
         staged = self._staging.get(i)
         if staged is None or staged[0].shape != arr.shape or staged[0].dtype != arr.dtype:
