@@ -231,7 +231,11 @@ def _to_linalg(proto: onnx.ModelProto, where: str, out: str) -> bytes:
     if bad:
         node = bad[1][len('loc("'):-2] if bad[1].startswith('loc("') else bad[1]
         raise UnsupportedError(f"unsupported ONNX op '{bad[0]}' (node '{node}')", where)
-    _run(module, TORCH_TO_LINALG, staging.context, where)
+    try:
+        _run(module, TORCH_TO_LINALG, staging.context, where)
+    except UnsupportedError:
+        _refuse_shape_from_input(proto.graph, where)
+        raise
     # Text with every element and location (the ONNX node names are the ops' locations: pins and reports
     # name them), to a file the next child reads: 205 MB for ResNet-50, not passed through the parent.
     with open(out, "w") as f:
@@ -290,6 +294,26 @@ def _unlowered_op(message: str) -> str | None:
     """The ONNX op an importer error names as not lowered, if any."""
     m = re.search(r"unsupported ONNX op 'onnx\.(\w+)'|ONNX op (\w+) at node .* is not supported", message)
     return (m.group(1) or m.group(2)) if m else None
+
+
+# Inputs that set an op's output shape: read from a graph input, the shape depends on its values at run
+# time, which static-shape compilation cannot express (torch-mlir fails with "failed to legalize
+# operation 'torch.aten.broadcast_to'" on an Expand whose shape is an input).
+_SHAPE_OPERANDS = {"Expand": (1,), "Reshape": (1,), "ConstantOfShape": (0,), "Range": (0, 1, 2),
+                   "Resize": (2, 3), "Upsample": (1,), "Slice": (1, 2, 3, 4), "Pad": (1,), "TopK": (1,),
+                   "OneHot": (1,), "Tile": (1,)}
+
+
+def _refuse_shape_from_input(graph: onnx.GraphProto, where: str) -> None:
+    """Where a lowering failed and a node takes its output shape from a graph input, say that instead."""
+    inputs = {v.name for v in graph.input} - {t.name for t in graph.initializer}
+    for n in graph.node:
+        for i in _SHAPE_OPERANDS.get(n.op_type, ()):
+            if i < len(n.input) and n.input[i] in inputs:
+                node = f"node '{n.name}'" if n.name else f"the node computing '{n.output[0]}'"
+                raise UnsupportedError(f"{n.op_type} ({node}) takes its output shape from graph input "
+                                       f"'{n.input[i]}': shapes that depend on input values are not supported "
+                                       "(make it an initializer)", where)
 
 
 def _run(module: ir.Module, pipeline: str, context: ir.Context, where: str) -> None:

@@ -5,6 +5,8 @@
 // RUN: fusion-opt %inputs/dynamic_batch.onnx --input-shape x=4x16 --emit=plan | filecheck %s --check-prefix=PINNED
 // RUN: not fusion-opt %inputs/unsupported_op.onnx 2>&1 | filecheck %s --check-prefix=UNSUP
 // RUN: not fusion-opt %inputs/does-not-exist.onnx 2>&1 | filecheck %s --check-prefix=MISSING
+// RUN: not fusion-opt %inputs/shape_from_input.onnx -o %t.shape.mlir 2>&1 | filecheck %s --check-prefix=SHAPEIN
+// RUN: test ! -e %t.shape.mlir
 
 // TRUNC: truncated.onnx: error: cannot parse ONNX protobuf
 // TRUNC-NOT: Traceback
@@ -14,3 +16,5 @@
 // UNSUP: unsupported_op.onnx: error: node 'mystery' is FancyOp, an op of domain 'com.example', not standard ONNX; it is not supported
 // UNSUP-NOT: Traceback
 // MISSING: does-not-exist.onnx: error: no such file
+// SHAPEIN: shape_from_input.onnx: error: Expand (node 'grow') takes its output shape from graph input 'shape': shapes that depend on input values are not supported
+// SHAPEIN-NOT: Traceback

@@ -34,6 +34,15 @@ def unsupported_op() -> onnx.ModelProto:
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.example", 1)])
 
 
+def shape_from_input() -> onnx.ModelProto:
+    """An Expand whose target shape is a graph input: the output shape depends on its values."""
+    nodes = [helper.make_node("Expand", ["x", "shape"], ["y"], name="grow")]
+    g = helper.make_graph(nodes, "expand", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 1]),
+                                            helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
 def resize(mode: str, coord: str, sizes: list[int]) -> onnx.ModelProto:
     """A Resize to `sizes` (constant) of a [1, 2, 3, 4] input."""
     nodes = [helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="up", mode=mode,
@@ -48,6 +57,7 @@ if __name__ == "__main__":
     onnx.save(linear_relu(), "linear_relu.onnx")
     onnx.save(dynamic_batch(), "dynamic_batch.onnx")
     onnx.save(unsupported_op(), "unsupported_op.onnx")
+    onnx.save(shape_from_input(), "shape_from_input.onnx")
     onnx.save(resize("linear", "half_pixel", [1, 2, 6, 10]), "resize_linear.onnx")
     onnx.save(resize("nearest", "asymmetric", [1, 2, 6, 8]), "resize_nearest.onnx")
     data = open("linear_relu.onnx", "rb").read()
