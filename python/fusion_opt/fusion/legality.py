@@ -622,6 +622,28 @@ def _r_stacked_row(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
+def _r_permuted_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """In a group with a reduction, a member reading another member's result transposed (its loop dims
+    in another order than the reader's output: `(d3, d1, d2, d0)`): IREE 3.13 computed wrong values for
+    such a dispatch, and so did its own formation of the same ops (fuzz seed 17109: a max over d0, its
+    broadcast epilogue, then an elementwise op reading that epilogue with d0 and d3 swapped: max error
+    1.36 against 6e-6 allowed, every element wrong)."""
+    if not any(g.ops[i].kind is OpKind.REDUCTION for i in m):
+        return None
+    for c in sorted(m):
+        oc = g.ops[c]
+        if oc.num_dps_inputs >= len(oc.map_dims):
+            continue
+        out = oc.map_dims[oc.num_dps_inputs]
+        for e in g.in_edges[c]:  # type: ignore[attr-defined]
+            if e.producer not in m or e.operand >= oc.num_dps_inputs:
+                continue
+            pos = [out.index(d) for d in oc.map_dims[e.operand] if d >= 0 and d in out]
+            if pos != sorted(pos):
+                return f"op {c} reads op {e.producer} transposed in a group with a reduction"
+    return None
+
+
 @dataclass(frozen=True)
 class Rule:
     name: str
@@ -672,6 +694,8 @@ RULES: tuple[Rule, ...] = (
          _r_bool_operand),
     Rule("stacked-row", "a result of the group read by a later reduction of it is kept a row at a time on IREE's "
          "32 KiB stack", _r_stacked_row),
+    Rule("permuted-read", "a transposed read of a member in a group with a reduction is computed wrong by IREE "
+         "llvm-cpu", _r_permuted_read),
     Rule("packed-multi-output", "a multi-result reduction group packing a matmul operand exceeds IREE's stack limit",
          _r_packed_multi_output),
 )
