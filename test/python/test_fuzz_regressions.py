@@ -25,6 +25,9 @@ RULE = {
     "slice-result-sink": "copy-result", "slice-result-escaping": "copy-result", "fill-result": "copy-result",
     "fill-result-shared": "copy-result", "scalar-result": "scalar-result", "fold-duplicate-result": None,
     "shared-const-read": "shared-const-read", "splat-sumsq": "splat-reduction", "slice-of-result": "partial-read",
+    # 2026-12-02: a splat cloned into a reduction that reads it (seed 17198: IREE computed a sum of squares
+    # of 33 twos as 12); a reduction group reading its epilogue transposed (seed 17109, every element wrong)
+    "splat-cloned": "splat-reduction", "permuted-read": "permuted-read",
 }
 
 

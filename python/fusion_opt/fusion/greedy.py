@@ -13,7 +13,8 @@ from ..analysis.classify import HEAVY, LIGHT
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, describe
 from ..errors import PlanError
 from .constraints import NO_CONSTRAINTS, Constraints
-from .legality import Partition, check_group, group_root, group_verdict, indexed, is_fill_like, numel
+from .legality import (Partition, check_group, group_root, group_verdict, indexed, is_fill_like, numel,
+                       splat_reader)
 from .plan import Decision, FusionPlan, Group
 
 # Heavy kinds that can take an epilogue (and so "claim" the light chain that follows them).
@@ -266,7 +267,11 @@ def plan_greedy(graph: DataflowGraph, gate: Gate | None = None, strategy: str = 
             decide(p, cs, False, why)
             continue
         if len(groups) > 1:
-            if is_fill_like(ops[p]) and len(st.members[st.gid[p]]) == 1:
+            red = splat_reader(st.g, p) if is_fill_like(ops[p]) else None
+            if red is not None:
+                decide(p, cs, False, f"refused: illegal [splat-reduction]: reduction op {red} reads splat op {p} "
+                       "as its input (not cloned into it)")
+            elif is_fill_like(ops[p]) and len(st.members[st.gid[p]]) == 1:
                 fusions += 1
                 cloned.append(p)
                 decide(p, cs, True, f"fused: {ops[p].name} cloned into each of its {len(groups)} consumer groups")

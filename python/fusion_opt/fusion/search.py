@@ -24,7 +24,7 @@ from ..errors import PlanError
 from .constraints import NO_CONSTRAINTS, Constraints
 from .costed import annotate, fmt_time, plan_by_cost
 from .legality import (MATRIX, LEGAL, IndexedGraph, Partition, Verdict, check_group, check_merge, group_root,
-                       group_verdict, indexed, is_fill_like)
+                       group_verdict, indexed, is_fill_like, splat_reader)
 from .plan import Decision, FusionPlan, Group
 
 EPS = 1e-12
@@ -182,7 +182,7 @@ def _finish(s: _Search, fills: frozenset[int], target: TargetDesc) -> FusionPlan
         if len(ks) == 1 and group_verdict(g, part.members[k] | {f}):
             part.members[k] = part.members[k] | {f}
             part.gid[f] = k
-        elif len(ks) == 1:
+        elif len(ks) == 1 or splat_reader(g, f) is not None:
             part.members[f] = frozenset({f})
             part.gid[f] = f
         else:
