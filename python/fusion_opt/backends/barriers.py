@@ -35,15 +35,18 @@ def has_dispatch_regions(module: ir.Module) -> bool:
 def strip_region_barriers(module: ir.Module) -> int:
     """Erase the compute barriers nested in a `flow.dispatch.region` (uses take its operand) except in
     regions of parallel ops whose rows are merged after them (`parallel_only`, `merges_rows`); returns
-    how many. A barrier is an identity
-    on its tensor, so the region computes the same values."""
-    inside = [op for region in regions_where(module, lambda region: not (merges_rows(region) and parallel_only(region)))
-              for op in nested_ops(region) if op.name in BARRIER_OPS]
+    how many. A barrier is an identity on its tensor, so the region computes the same values."""
+    inside = [op for region in regions_where(module, _strippable) for op in nested_ops(region)
+              if op.name in BARRIER_OPS]
     for op in inside:
         for res, src in zip(op.results, op.operands):
             res.replace_all_uses_with(src)
         op.erase()
     return len(inside)
+
+
+def _strippable(region: ir.Operation) -> bool:
+    return not (merges_rows(region) and parallel_only(region))
 
 
 def merges_rows(region: ir.Operation) -> bool:

@@ -269,8 +269,8 @@ def plan_greedy(graph: DataflowGraph, gate: Gate | None = None, strategy: str = 
         if len(groups) > 1:
             red = splat_reader(st.g, p) if is_fill_like(ops[p]) else None
             if red is not None:
-                decide(p, cs, False, f"refused: illegal [splat-reduction]: reduction op {red} reads splat op {p} "
-                       "as its input (not cloned into it)")
+                decide(p, cs, False, f"refused: illegal [splat-reduction]: reduction op {red} reads splat "
+                       f"op {p} as its input (not cloned into it)")
             elif is_fill_like(ops[p]) and len(st.members[st.gid[p]]) == 1:
                 fusions += 1
                 cloned.append(p)

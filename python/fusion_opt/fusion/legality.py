@@ -390,7 +390,8 @@ def splat_reader(g: IndexedGraph, producer: int) -> int | None:
     into it (`splat-reduction`); left alone, IREE evaluates the splat at compile time and the reduction
     reads it from memory (fuzz seed 17198: a sum of squares of 33 twos came out 12, not 132)."""
     for c in g.consumers(producer):
-        if any(e.producer == producer and reads_splat(g, c, e.operand, producer) for e in g.in_edges[c]):  # type: ignore[attr-defined]
+        edges = g.in_edges[c]  # type: ignore[attr-defined]
+        if any(e.producer == producer and reads_splat(g, c, e.operand, producer) for e in edges):
             return c
     return None
 
@@ -704,8 +705,8 @@ RULES: tuple[Rule, ...] = (
          _r_bool_operand),
     Rule("stacked-row", "a result of the group read by a later reduction of it is kept a row at a time on IREE's "
          "32 KiB stack", _r_stacked_row),
-    Rule("permuted-read", "a transposed read of a member in a group with a reduction is computed wrong by IREE "
-         "llvm-cpu", _r_permuted_read),
+    Rule("permuted-read", "a transposed read of a member in a group with a reduction is computed wrong by "
+         "IREE llvm-cpu", _r_permuted_read),
     Rule("packed-multi-output", "a multi-result reduction group packing a matmul operand exceeds IREE's stack limit",
          _r_packed_multi_output),
 )

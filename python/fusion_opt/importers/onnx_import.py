@@ -312,8 +312,8 @@ def _refuse_shape_from_input(graph: onnx.GraphProto, where: str) -> None:
             if i < len(n.input) and n.input[i] in inputs:
                 node = f"node '{n.name}'" if n.name else f"the node computing '{n.output[0]}'"
                 raise UnsupportedError(f"{n.op_type} ({node}) takes its output shape from graph input "
-                                       f"'{n.input[i]}': shapes that depend on input values are not supported "
-                                       "(make it an initializer)", where)
+                                       f"'{n.input[i]}': shapes that depend on input values are not "
+                                       "supported (make it an initializer)", where)
 
 
 def _run(module: ir.Module, pipeline: str, context: ir.Context, where: str) -> None:
