@@ -108,8 +108,8 @@ class Runner:
     def _view(self, i: int, arr: np.ndarray) -> Any:
         """Input i as a HAL buffer view IREE reads in place (CPU drivers, inputs of IN_PLACE_BYTES or more):
         the array itself when 64-byte aligned and writable, else a copy in this input's staging array
-        (allocated once: IREE's copy goes to a fresh buffer, whose pages fault in on every call). Other arrays (small,
-        bool, GPU drivers) go to IREE as they are, which copies them."""
+        (allocated once: IREE's copy goes to a fresh buffer, whose pages fault in on every call). Other
+        arrays (small, bool, GPU drivers) go to IREE as they are, which copies them."""
         if not self.driver.startswith("local") or arr.nbytes < IN_PLACE_BYTES or arr.dtype == np.bool_:
             return arr  # decided before the dtype lookup: small inputs are the per-call hot path
         from iree.runtime.array_interop import map_dtype_to_element_type
