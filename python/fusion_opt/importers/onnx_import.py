@@ -299,21 +299,28 @@ def _unlowered_op(message: str) -> str | None:
 # Inputs that set an op's output shape: read from a graph input, the shape depends on its values at run
 # time, which static-shape compilation cannot express (torch-mlir fails with "failed to legalize
 # operation 'torch.aten.broadcast_to'" on an Expand whose shape is an input).
+# Operands that must be known when compiling: output shapes (what a node produces) and axes (which
+# dims a node reduces, squeezes or scans). ONNX allows graph inputs there since opset 13/18.
 _SHAPE_OPERANDS = {"Expand": (1,), "Reshape": (1,), "ConstantOfShape": (0,), "Range": (0, 1, 2),
-                   "Resize": (2, 3), "Upsample": (1,), "Slice": (1, 2, 3, 4), "Pad": (1,), "TopK": (1,),
+                   "Resize": (2, 3), "Upsample": (1,), "Slice": (1, 2, 3, 4), "Pad": (1, 3), "TopK": (1,),
                    "OneHot": (1,), "Tile": (1,)}
+_AXES_OPERANDS = {op: (1,) for op in ("ReduceMax", "ReduceMin", "ReduceSum", "ReduceMean", "ReduceProd",
+                                      "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
+                                      "ReduceSumSquare", "Squeeze", "Unsqueeze", "CumSum", "Split")}
 
 
 def _refuse_shape_from_input(graph: onnx.GraphProto, where: str) -> None:
-    """Where a lowering failed and a node takes its output shape from a graph input, say that instead."""
+    """Where a lowering failed and a node takes its output shape or axes from a graph input, say that
+    instead of the lowering's message (a torch op marked illegal, far from the cause)."""
     inputs = {v.name for v in graph.input} - {t.name for t in graph.initializer}
     for n in graph.node:
-        for i in _SHAPE_OPERANDS.get(n.op_type, ()):
-            if i < len(n.input) and n.input[i] in inputs:
-                node = f"node '{n.name}'" if n.name else f"the node computing '{n.output[0]}'"
-                raise UnsupportedError(f"{n.op_type} ({node}) takes its output shape from graph input "
-                                       f"'{n.input[i]}': shapes that depend on input values are not "
-                                       "supported (make it an initializer)", where)
+        for what, plural, table in (("output shape", "shapes", _SHAPE_OPERANDS), ("axes", "axes", _AXES_OPERANDS)):
+            for i in table.get(n.op_type, ()):
+                if i < len(n.input) and n.input[i] in inputs:
+                    node = f"node '{n.name}'" if n.name else f"the node computing '{n.output[0]}'"
+                    raise UnsupportedError(f"{n.op_type} ({node}) takes its {what} from graph input "
+                                           f"'{n.input[i]}': {plural} that depend on input values are not "
+                                           "supported (make it an initializer)", where)
 
 
 def _run(module: ir.Module, pipeline: str, context: ir.Context, where: str) -> None:

@@ -7,6 +7,8 @@
 // RUN: not fusion-opt %inputs/does-not-exist.onnx 2>&1 | filecheck %s --check-prefix=MISSING
 // RUN: not fusion-opt %inputs/shape_from_input.onnx -o %t.shape.mlir 2>&1 | filecheck %s --check-prefix=SHAPEIN
 // RUN: test ! -e %t.shape.mlir
+// RUN: not fusion-opt %inputs/axes_from_input.onnx -o %t.axes.mlir 2>&1 | filecheck %s --check-prefix=AXESIN
+// RUN: test ! -e %t.axes.mlir
 
 // TRUNC: truncated.onnx: error: cannot parse ONNX protobuf
 // TRUNC-NOT: Traceback
@@ -18,3 +20,5 @@
 // MISSING: does-not-exist.onnx: error: no such file
 // SHAPEIN: shape_from_input.onnx: error: Expand (node 'grow') takes its output shape from graph input 'shape': shapes that depend on input values are not supported
 // SHAPEIN-NOT: Traceback
+// AXESIN: axes_from_input.onnx: error: ReduceMax (node 'peak') takes its axes from graph input 'axes': axes that depend on input values are not supported
+// AXESIN-NOT: Traceback

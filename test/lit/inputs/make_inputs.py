@@ -43,6 +43,15 @@ def shape_from_input() -> onnx.ModelProto:
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 
 
+def axes_from_input() -> onnx.ModelProto:
+    """A ReduceMax (opset 18) whose axes are a graph input: which dims it reduces depends on its values."""
+    nodes = [helper.make_node("ReduceMax", ["x", "axes"], ["y"], name="peak", keepdims=0)]
+    g = helper.make_graph(nodes, "reduce", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4]),
+                                            helper.make_tensor_value_info("axes", TensorProto.INT64, [1])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+
+
 def resize(mode: str, coord: str, sizes: list[int]) -> onnx.ModelProto:
     """A Resize to `sizes` (constant) of a [1, 2, 3, 4] input."""
     nodes = [helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="up", mode=mode,
@@ -58,6 +67,7 @@ if __name__ == "__main__":
     onnx.save(dynamic_batch(), "dynamic_batch.onnx")
     onnx.save(unsupported_op(), "unsupported_op.onnx")
     onnx.save(shape_from_input(), "shape_from_input.onnx")
+    onnx.save(axes_from_input(), "axes_from_input.onnx")
     onnx.save(resize("linear", "half_pixel", [1, 2, 6, 10]), "resize_linear.onnx")
     onnx.save(resize("nearest", "asymmetric", [1, 2, 6, 8]), "resize_nearest.onnx")
     data = open("linear_relu.onnx", "rb").read()
