@@ -183,3 +183,57 @@ func.func @t(%x: tensor<8x16xf32>) -> tensor<16x8xf32> {
 """)[3]
     inj = [op for op in moved.ops if op.kind.value == "injective"]
     assert inj and not light(inj[0])
+
+
+def _matmul_pad_pool(f: int, c: int, h: int) -> str:
+    """A 1x1 conv's matmul + bias + relu, its rows split to [F, H, W], padded by 1 for a 3x3 sum pool
+    (which `pool-taps` makes a sum of nine slices, the centre one the pad's interior)."""
+    hw, p = h * h, h + 2
+    return f"""
+func.func @f(%x: tensor<{c}x{hw}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{f}xf32>) -> tensor<{f}x{h}x{h}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<{f}x{hw}xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<{f}x{hw}xf32>) -> tensor<{f}x{hw}xf32>
+  %mm = linalg.matmul ins(%w1, %x : tensor<{f}x{c}xf32>, tensor<{c}x{hw}xf32>) outs(%f2 : tensor<{f}x{hw}xf32>) -> tensor<{f}x{hw}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>, affine_map<(a, b) -> (a, b)>],
+      iterator_types = ["parallel", "parallel"]}} ins(%mm, %b : tensor<{f}x{hw}xf32>, tensor<{f}xf32>) outs(%e2 : tensor<{f}x{hw}xf32>) {{
+  ^bb0(%a: f32, %bb: f32, %o: f32):
+    %s = arith.addf %a, %bb : f32
+    %m = arith.maximumf %s, %z : f32
+    linalg.yield %m : f32
+  }} -> tensor<{f}x{hw}xf32>
+  %ex = tensor.expand_shape %r [[0], [1, 2]] output_shape [{f}, {h}, {h}] : tensor<{f}x{hw}xf32> into tensor<{f}x{h}x{h}xf32>
+  %p = tensor.pad %ex low[0, 1, 1] high[0, 1, 1] {{
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %z : f32
+  }} : tensor<{f}x{h}x{h}xf32> to tensor<{f}x{p}x{p}xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %e = tensor.empty() : tensor<{f}x{h}x{h}xf32>
+  %fo = linalg.fill ins(%z : f32) outs(%e : tensor<{f}x{h}x{h}xf32>) -> tensor<{f}x{h}x{h}xf32>
+  %s = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d3, d2 + d4)>,
+      affine_map<(d0, d1, d2, d3, d4) -> (d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}}
+      ins(%p, %win : tensor<{f}x{p}x{p}xf32>, tensor<3x3xf32>) outs(%fo : tensor<{f}x{h}x{h}xf32>) {{
+  ^bb0(%in: f32, %u: f32, %o: f32):
+    %a = arith.addf %o, %in : f32
+    linalg.yield %a : f32
+  }} -> tensor<{f}x{h}x{h}xf32>
+  return %s : tensor<{f}x{h}x{h}xf32>
+}}
+"""
+
+
+def test_no_split_where_window_taps_read_the_pad_interior() -> None:
+    """A pad read by window taps keeps its copy whoever forms its producer (IREE folds the centre tap's
+    slice into the pad's source, so the taps read the unpadded value too): splitting the epilogue off would
+    only add its dispatch. The epilogue stays in the matmul's group; one copy, numerics hold."""
+    f, c, h = 32, 48, 16
+    m = fo.compile_mlir(_matmul_pad_pool(f, c, h), layout="nchw")
+    assert not _notes(m) and copy_dispatches(m.artifact.sites) == 1, m.report()
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((c, h * h)).astype(np.float32)
+    w1 = (rng.standard_normal((f, c)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(f).astype(np.float32)
+    act = np.pad(np.maximum(w1.astype(np.float64) @ x + b[:, None], 0).reshape(f, h, h), ((0, 0), (1, 1), (1, 1)))
+    ref = sum(act[:, i:i + h, j:j + h] for i in range(3) for j in range(3))
+    np.testing.assert_allclose(np.asarray(m(x, w1, b)), ref, rtol=1e-4, atol=1e-4)

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..analysis.classify import map_results
-from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from ..analysis.opdesc import RESHAPE_OPS, DataflowGraph, OpDesc, OpKind
 from ..cost.model import estimate, is_free
 from ..cost.targets import TargetDesc
 from ..cost.tiling import image_in_one_tile
@@ -43,9 +43,36 @@ def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(d for d in shape if d != 1)
 
 
+def _ints(text: str | None) -> tuple[int, ...]:
+    """`array<i64: 0, 1, 1>` -> (0, 1, 1)."""
+    return tuple(int(v) for v in text.split(":", 1)[1].rstrip(">").split(",")) if text and ":" in text else ()
+
+
+def reads_interior(graph: DataflowGraph, pad: int) -> bool:
+    """Whether a reader of pad op `pad` (looking through reshapes) slices out exactly its unpadded
+    interior: a window-taps op's centre tap. IREE folds that slice into the pad's source, so the taps
+    dispatch reads the unpadded value too and IREE cannot store its producer into the padded buffer:
+    the copy stays whoever forms the producer (MobileNet's depthwise taps, Inception's 3x3 pools)."""
+    op = graph.ops[pad]
+    attrs = dict(op.attrs)
+    low = [v for v in _ints(attrs.get("static_low")) if v]
+    inner = _squeezed(tuple(op.operand_shapes[0])) if op.operand_shapes else None
+    todo = list(graph.consumers(pad))
+    while todo:
+        c = graph.ops[todo.pop()]
+        if c.name in RESHAPE_OPS:
+            todo.extend(graph.consumers(c.index))
+        elif c.name == "tensor.extract_slice" and c.result_shapes and _squeezed(tuple(c.result_shapes[0])) == inner:
+            a = dict(c.attrs)
+            if [v for v in _ints(a.get("static_offsets")) if v] == low and set(_ints(a.get("static_strides"))) <= {1}:
+                return True
+    return False
+
+
 def pad_of(graph: DataflowGraph, i: int) -> tuple[int, bool] | None:
     """(the pad op `i`'s result reaches through reshapes, whether one of them splits or merges non-unit
-    dims: `[F, H*W]` -> `[F, H, W]`), when that pad is its only consumer (looking through the reshapes)."""
+    dims: `[F, H*W]` -> `[F, H, W]`), when that pad is its only consumer (looking through the reshapes)
+    and IREE can store into its buffer (`reads_interior`)."""
     cur, split = i, False
     while True:
         cons = graph.consumers(cur)
@@ -54,7 +81,7 @@ def pad_of(graph: DataflowGraph, i: int) -> tuple[int, bool] | None:
         c = cons[0]
         op = graph.ops[c]
         if op.kind is OpKind.PAD:
-            return c, split
+            return None if reads_interior(graph, c) else (c, split)
         if not is_free(op) or not op.operand_shapes or not op.result_shapes:
             return None
         split |= _squeezed(tuple(op.operand_shapes[0])) != _squeezed(tuple(op.result_shapes[0]))

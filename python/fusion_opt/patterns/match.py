@@ -47,6 +47,11 @@ def bias_epilogue(graph: DataflowGraph) -> Hits:
     return find(graph)
 
 
+def pool_conv_swap(graph: DataflowGraph) -> Hits:
+    from ..rewrites.pool_conv import find
+    return [tuple(i for i in (s.pad, s.reshape, s.pool, s.scale, s.conv) if i is not None) for s in find(graph)]
+
+
 def quant_pair(graph: DataflowGraph) -> Hits:
     from ..rewrites.quant_pair import find
     return [tuple(i for i in site if i is not None) for site in find(graph)]
