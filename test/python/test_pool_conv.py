@@ -78,3 +78,33 @@ def test_a_divisor_reading_the_channel_is_refused() -> None:
     mixing the channels."""
     text = TEXT.replace("%y = linalg.index 1 : index", "%y = linalg.index 0 : index")
     assert _sites(text) and _applied(text) == 0
+
+
+AFTER = (Path(__file__).resolve().parents[1] / "lit" / "patterns" / "pool-conv-swap-after.mlir").read_text()
+
+
+def test_pool_after_the_conv_runs_first_and_numerics_hold() -> None:
+    """DenseNet's transition: conv 16 -> 8 channels, 2x2 stride-2 average pool; swapped, the conv sees a
+    quarter of the pixels."""
+    swapped = fo.compile_mlir(AFTER)
+    kept = fo.compile_mlir(AFTER, disable_patterns=["pool-conv-swap"])
+    assert dict(swapped.plan.patterns).get("pool-conv-swap") == 1
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((16, 8, 8)).astype(np.float32)
+    w = rng.standard_normal((8, 16)).astype(np.float32)
+    y = np.einsum("fc,chw->fhw", w.astype(np.float64), x)
+    want = y.reshape(8, 4, 2, 4, 2).mean(axis=(2, 4))
+    np.testing.assert_allclose(np.asarray(swapped(x, w)), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(kept(x, w)), want, rtol=1e-5, atol=1e-5)
+
+
+def test_pool_after_the_conv_stays_where_it_saves_nothing() -> None:
+    """64 -> 2 channels then a 3x3 stride-1 pool: the pool over 64 channels would add more than the conv's
+    products saved on the border pixels; and a conv result read twice is not moved."""
+    few = AFTER.replace("tensor<8x16xf32>", "tensor<2x64xf32>").replace("16x8x8", "64x8x8")
+    few = few.replace("tensor<8x8x8xf32>", "tensor<2x8x8xf32>").replace("tensor<8x4x4xf32>", "tensor<2x6x6xf32>")
+    few = few.replace("d1 * 2 + d3, d2 * 2 + d4", "d1 + d3, d2 + d4").replace("tensor<2x2xf32>", "tensor<3x3xf32>")
+    assert _sites(AFTER) and not _sites(few)
+    twice = AFTER.replace("-> tensor<8x4x4xf32> {\n  %z", "-> (tensor<8x4x4xf32>, tensor<8x8x8xf32>) {\n  %z")
+    twice = twice.replace("return %avg : tensor<8x4x4xf32>", "return %avg, %conv : tensor<8x4x4xf32>, tensor<8x8x8xf32>")
+    assert not _sites(twice)

@@ -11,7 +11,7 @@ re-writes the activation, where IREE's own regions pack it in the producer's epi
 a 4-layer MLP (128x1024x1024, this 2-core VM, 200 interleaved rounds): 8.60 ms with the barriers,
 8.05 ms without, IREE's best flags 8.22 ms. Barriers outside regions (the function's edges) stay.
 
-Except in a region of parallel ops only (elementwise, a pool's window taps) whose result is collapsed
+Except in a region of parallel ops only (elementwise, a pool as window taps or as a window reduction) whose result is collapsed
 before its use, image rows merged (`[C, H, W]` -> `[C, H*W]`, the input of a 1x1 conv's matmul):
 packed there, the region stores the matmul's register tiles, which run across its rows, and the store
 no longer vectorizes. Inception-v2's `[576, 14, 14]` average pool: 89.8 us with the packing, 17.7 us
@@ -65,14 +65,24 @@ def merges_rows(region: ir.Operation) -> bool:
 
 
 def parallel_only(region: ir.Operation) -> bool:
-    """Whether every Linalg op in `region` is a fill or a generic with parallel iterators only (no
-    contraction, reduction or IREE LinalgExt op)."""
+    """Whether every Linalg op in `region` is a fill, a generic with parallel iterators only, or a window
+    reduction without products (a pool; no contraction, other reduction or IREE LinalgExt op)."""
     for o in nested_ops(region):
         if o.name.startswith("iree_linalg_ext."):
             return False
         if o.name.startswith("linalg.") and o.name not in ("linalg.fill", "linalg.yield", "linalg.index"):
             if o.name != "linalg.generic":
                 return False
-            if any("reduction" in str(it) for it in ir.ArrayAttr(o.attributes["iterator_types"])):
+            if any("reduction" in str(it) for it in ir.ArrayAttr(o.attributes["iterator_types"])) and \
+                    not _window_reduction(o):
                 return False
     return True
+
+
+def _window_reduction(op: ir.Operation) -> bool:
+    """A generic reducing window taps of its first input (an `out * stride + tap` read) by a plain
+    `addf`/`maximumf`/`minimumf`: a pool, whose rows IREE stores as it does the taps form's."""
+    body = [o.name for o in op.regions[0].blocks[0].operations if o.name != "linalg.yield"]
+    maps = ir.ArrayAttr(op.attributes["indexing_maps"])
+    return len(body) == 1 and body[0] in ("arith.addf", "arith.maximumf", "arith.minimumf") and \
+        "+" in str(ir.AffineMapAttr(maps[0]).value)

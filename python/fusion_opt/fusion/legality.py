@@ -589,10 +589,13 @@ def _r_packed_multi_output(g: IndexedGraph, m: frozenset[int]) -> str | None:
     TransformerEncoder; 2.5 s without the group). IREE's own formation of
     the same ops failed the same way, so the group is refused rather than handed back. One result
     compiles; so did 208 rows in a synthetic case, but the stack size follows IREE's tiles, not a rule we
-    can state, so every size is refused."""
+    can state, so every size is refused. A contraction's group too: DenseNet-121 with its third transition's
+    pool moved before the conv (rewrites/pool_conv.py), the 512x49 matmul returned both its result (to the
+    concat) and its BN + ReLU epilogue, packed for the next 1x1 conv: "large vector sizes (32768 bytes)",
+    and the fallback compiled the whole model without data tiling, 2x slower."""
     from ..cost.model import data_tileable
 
-    if not any(g.ops[i].kind is OpKind.REDUCTION for i in m):
+    if not any(g.ops[i].kind in (OpKind.REDUCTION, OpKind.CONTRACTION) for i in m):
         return None
     leaving = [i for i in sorted(m) if i in g.outputs or any(c not in m for c in g.consumers(i))]
     if len(leaving) < 2:

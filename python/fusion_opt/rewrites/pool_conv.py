@@ -43,7 +43,7 @@ class Site:
     scale: int | None       # the divisor op between pool and conv, if any
     pool: int
     reshape: int | None     # a collapse_shape between pad and pool, if any
-    pad: int
+    pad: int | None         # the pool's zero pad (pool before the conv), None for a pool after the conv
 
 
 def _single_use(graph: DataflowGraph, i: int, consumer: int) -> bool:
@@ -117,6 +117,34 @@ def _site(graph: DataflowGraph, m: int, a: int) -> Site | None:
     return Site(m, a, scale, p, reshape, q)
 
 
+def _site_after(graph: DataflowGraph, m: int, a: int) -> Site | None:
+    """The other direction: a strided sum pool (no pad) reading the conv's result, which has fewer pixels
+    after it; the conv then runs on the pooled input (DenseNet's transitions: a 1x1 conv halving the
+    channels, then a 2x2 stride-2 average pool: the conv's products / 4, the pool's adds x 2)."""
+    conv = graph.ops[m]
+    k = _aligned(conv, a)
+    cons = graph.consumers(m)
+    if k is None or len(cons) != 1 or m in graph.outputs:
+        return None
+    s = graph.ops[cons[0]]
+    pl = pool(s, strided_rows=True)
+    if pl is None or pl.body != "arith.addf" or s.operands[0] != m or pl.reads[k][2] >= 0 or \
+            pl.out_dims != tuple(range(len(pl.out_dims))) or [rd[0] for rd in pl.reads] != list(pl.out_dims):
+        return None
+    scale = None
+    after = graph.consumers(s.index)
+    if len(after) == 1 and s.index not in graph.outputs and graph.ops[after[0]].kind is OpKind.ELEMENTWISE \
+            and graph.ops[after[0]].name == "linalg.generic" and _divisor_like(graph.ops[after[0]]):
+        scale = after[0]
+    c_in, c_out = conv.operand_shapes[a][k], conv.result_shapes[0][k]
+    taps = numel(tuple(s.loop_ranges[t] for t in pl.taps))
+    p_in, p_out = numel(conv.result_shapes[0]) // c_out, numel(s.result_shapes[0]) // c_out
+    before = 2 * c_in * c_out * p_in + taps * c_out * p_out
+    if 2 * c_in * c_out * p_out + taps * c_in * p_out >= before:
+        return None  # the conv's products saved must outweigh the pool's adds over more channels
+    return Site(m, a, scale, s.index, None, None)
+
+
 def _groups(op: OpDesc) -> list[list[int]] | None:
     text = dict(op.attrs).get("reassociation")
     if text is None:
@@ -135,6 +163,8 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[Site]:
             continue
         for a in (0, 1):
             site = _site(graph, op.index, a)
+            if site is None:
+                site = _site_after(graph, op.index, a)
             if site is not None and not {site.conv, site.pool, site.pad, site.scale, site.reshape} & skip:
                 out.append(site)
                 break
@@ -148,13 +178,14 @@ def _block(op: ir.Operation) -> ir.Block:
 def _checked(ops: Sequence[ir.Operation], site: Site, k: int) -> bool:
     """What the graph does not show: a zero pad and a zero pool init, a conv accumulating into zeros, a
     divisor linear in the sum that never reads the channel coordinate."""
-    conv, s, pad = ops[site.conv], ops[site.pool], ops[site.pad]
+    conv, s = ops[site.conv], ops[site.pool]
+    pad = None if site.pad is None else ops[site.pad]
     init_of = (lambda op: defining_op(op.operands[len(op.operands) - 1]))
     for op in (conv, s):
         fill = init_of(op)
         if fill is None or fill.name != "linalg.fill" or constant_value(fill.operands[0]) != 0.0:
             return False
-    if len(pad.operands) != 1 or constant_value(pad_value(pad)) != 0.0:
+    if pad is not None and (len(pad.operands) != 1 or constant_value(pad_value(pad)) != 0.0):
         return False
     if site.scale is None:
         return True
@@ -195,6 +226,9 @@ def apply(graph: DataflowGraph, ops: Sequence[ir.Operation], site: Site) -> bool
     k = _aligned(graph.ops[site.conv], site.operand)
     if k is None or not _checked(ops, site, k):
         return False
+    if site.pad is None:
+        _pool_first(ops, site, k)
+        return True
     conv, s, pad = ops[site.conv], ops[site.pool], ops[site.pad]
     x = pad.operands[0]
     conv_t = ir.RankedTensorType(conv.results[0].type)
@@ -221,18 +255,48 @@ def apply(graph: DataflowGraph, ops: Sequence[ir.Operation], site: Site) -> bool
         result = _regenerate(s, [padded, *window], zeros(conv_t.shape, elt))
         if site.scale is not None:
             result = _regenerate(ops[site.scale], [result], tensor.EmptyOp(list(conv_t.shape), elt).result)
-    inits = [defining_op(op.operands[len(op.operands) - 1]) for op in (conv, s)]
-    conv.results[0].replace_all_uses_with(result)
-    for i in (site.conv, site.scale, site.pool, site.reshape, site.pad):
+    _replace(ops, site, conv, result)
+    return True
+
+
+def _pool_first(ops: Sequence[ir.Operation], site: Site, k: int) -> None:
+    """The strided pool (and its divisor) on the conv's input, then the conv on the pooled pixels."""
+    from iree.compiler.dialects import tensor
+
+    conv, s = ops[site.conv], ops[site.pool]
+    last = ops[site.scale] if site.scale is not None else s
+    out_t = ir.RankedTensorType(last.results[0].type)
+    elt = out_t.element_type
+    x = conv.operands[site.operand]
+    with conv.context, s.location, ir.InsertionPoint(last):
+        shape = list(out_t.shape)
+        shape[k] = ir.RankedTensorType(x.type).shape[k]
+        window = list(s.operands)[1:len(s.operands) - 1]
+        pooled = _regenerate(s, [x, *window], zeros(shape, elt))
+        if site.scale is not None:
+            pooled = _regenerate(ops[site.scale], [pooled], tensor.EmptyOp(shape, elt).result)
+        inputs = list(conv.operands)[:2]
+        inputs[site.operand] = pooled
+        result = _regenerate(conv, inputs, zeros(list(out_t.shape), elt))
+    _replace(ops, site, last, result)
+
+
+def _replace(ops: Sequence[ir.Operation], site: Site, last: ir.Operation, result: ir.Value) -> None:
+    """`result` for `last`'s; the site's old ops erased, with the zero fills only they read (a fill
+    shared with other convs stays)."""
+    inits = [defining_op(ops[i].operands[len(ops[i].operands) - 1]) for i in (site.conv, site.pool)]
+    last.results[0].replace_all_uses_with(result)
+    order = (site.scale, site.pool, site.conv) if site.pad is None else \
+        (site.conv, site.scale, site.pool, site.reshape, site.pad)
+    for i in order:
         if i is not None:
             ops[i].erase()
-    for fill in inits:  # the zero fills only they read (a fill shared with other convs stays)
+    for fill in inits:
         if fill is not None and not list(fill.results[0].uses):
             empty = defining_op(fill.operands[1])
             fill.erase()
             if empty is not None and empty.name == "tensor.empty" and not list(empty.results[0].uses):
                 empty.erase()
-    return True
 
 
 def swap_pools(graph: DataflowGraph, ops: Sequence[ir.Operation], skip: set[int] = frozenset()) -> int:

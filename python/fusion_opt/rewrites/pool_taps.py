@@ -49,8 +49,9 @@ class Pool:
     body: str
 
 
-def pool(op: OpDesc) -> Pool | None:
-    """The op's Pool when it is a window reduction this rewrite handles."""
+def pool(op: OpDesc, strided_rows: bool = False) -> Pool | None:
+    """The op's Pool when it is a window reduction this rewrite handles (`strided_rows`: also one whose
+    innermost dim is read at a stride, which `pool-conv-swap` moves but this rewrite does not take)."""
     if (op.name != "linalg.generic" or op.kind is not OpKind.REDUCTION or len(op.result_shapes) != 1
             or len(op.body_ops) != 1 or op.body_ops[0] not in BODY_OPS
             or any(t != "f32" for t in op.element_types) or op.num_dps_inputs < 1):
@@ -79,7 +80,7 @@ def pool(op: OpDesc) -> Pool | None:
     if {rd[2] for rd in reads if rd[2] >= 0} != set(taps) or len({rd[2] for rd in reads if rd[2] >= 0}) != \
             sum(1 for rd in reads if rd[2] >= 0) or {rd[0] for rd in reads} != set(out_dims):
         return None
-    if numel(tuple(op.loop_ranges[d] for d in taps)) > MAX_TAPS or reads[-1][1] != 1:
+    if numel(tuple(op.loop_ranges[d] for d in taps)) > MAX_TAPS or (reads[-1][1] != 1 and not strided_rows):
         return None  # a strided innermost read is a gather per element (see module docstring)
     return Pool(tuple(reads), out_dims, taps, op.body_ops[0])
 

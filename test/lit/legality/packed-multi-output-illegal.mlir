@@ -80,3 +80,27 @@ func.func @residual_into_accumulator(%x: tensor<12x64xf32>, %r: tensor<12x64xf32
   } -> tensor<12x64xf32>
   return %y, %res : tensor<12x64xf32>, tensor<12x64xf32>
 }
+
+// -----
+
+// A contraction's group with two results (the matmul's own, returned, and its ReLU epilogue, the left
+// operand of the next matmul): DenseNet-121's third transition once its pool ran first (rewrites/pool_conv.py)
+// failed IREE's llvm-cpu codegen ("large vector sizes (32768 bytes)"), IREE's own formation too.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @matmul_two_results(%x: tensor<12x64xf32>, %w: tensor<64x32xf32>, %w2: tensor<32x16xf32>) -> (tensor<12x32xf32>, tensor<12x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<12x32xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<12x32xf32>) -> tensor<12x32xf32>
+  // expected-error @+1 {{rule 'packed-multi-output'}}
+  %mm = linalg.matmul {fusion_opt.fuse = "g"} ins(%x, %w : tensor<12x64xf32>, tensor<64x32xf32>) outs(%f : tensor<12x32xf32>) -> tensor<12x32xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"], fusion_opt.fuse = "g"}
+      ins(%mm : tensor<12x32xf32>) outs(%e : tensor<12x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.maximumf %a, %z : f32
+    linalg.yield %t : f32
+  } -> tensor<12x32xf32>
+  %e2 = tensor.empty() : tensor<12x16xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<12x16xf32>) -> tensor<12x16xf32>
+  %mm2 = linalg.matmul ins(%r, %w2 : tensor<12x32xf32>, tensor<32x16xf32>) outs(%f2 : tensor<12x16xf32>) -> tensor<12x16xf32>
+  return %mm, %mm2 : tensor<12x32xf32>, tensor<12x16xf32>
+}
