@@ -68,10 +68,12 @@ def conv3x3_ref(a: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out
 
 
-def matmul_pad_conv_mlir(f: int, c: int, h: int) -> str:
+def matmul_relu_head(f: int, c: int, h: int, args: str, result: str) -> str:
+    """`@f(%x: [c, h*h], %w1: [f, c], %b: [f]<args>) -> <result>` up to `%r`: a 1x1 conv's matmul + bias +
+    ReLU, `[f, h*h]` (needs the caller's reshape and tail)."""
     hw = h * h
     return f"""
-func.func @f(%x: tensor<{c}x{hw}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{f}xf32>, %w: tensor<{f}x{f}x3x3xf32>) -> tensor<1x{f}x{h}x{h}xf32> {{
+func.func @f(%x: tensor<{c}x{hw}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{f}xf32>{args}) -> {result} {{
   %z = arith.constant 0.0 : f32
   %e2 = tensor.empty() : tensor<{f}x{hw}xf32>
   %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<{f}x{hw}xf32>) -> tensor<{f}x{hw}xf32>
@@ -83,7 +85,12 @@ func.func @f(%x: tensor<{c}x{hw}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{f}x
     %m = arith.maximumf %s, %z : f32
     linalg.yield %m : f32
   }} -> tensor<{f}x{hw}xf32>
-  %ex = tensor.expand_shape %r [[0, 1], [2, 3]] output_shape [1, {f}, {h}, {h}] : tensor<{f}x{hw}xf32> into tensor<1x{f}x{h}x{h}xf32>
+"""
+
+
+def matmul_pad_conv_mlir(f: int, c: int, h: int) -> str:
+    return matmul_relu_head(f, c, h, f", %w: tensor<{f}x{f}x3x3xf32>", f"tensor<1x{f}x{h}x{h}xf32>") + f"""\
+  %ex = tensor.expand_shape %r [[0, 1], [2, 3]] output_shape [1, {f}, {h}, {h}] : tensor<{f}x{h * h}xf32> into tensor<1x{f}x{h}x{h}xf32>
 """ + pad_conv3x3_tail(f, h, nhwc=False) + "}\n"
 
 

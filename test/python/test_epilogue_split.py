@@ -13,7 +13,7 @@ from fusion_opt.cost.model import data_tileable
 from fusion_opt.fusion import plan as plan_with
 from fusion_opt.fusion.epilogue_split import epilogue, light, pad_of
 
-from ir_helpers import conv3x3_ref, describe_text, matmul_pad_conv_mlir, pad_conv3x3_tail
+from ir_helpers import conv3x3_ref, describe_text, matmul_pad_conv_mlir, matmul_relu_head, pad_conv3x3_tail
 
 
 def _channels_last(c: int, f: int, h: int, out_map: str = "(h, w, f)") -> str:
@@ -189,19 +189,7 @@ def _matmul_pad_pool(f: int, c: int, h: int) -> str:
     """A 1x1 conv's matmul + bias + relu, its rows split to [F, H, W], padded by 1 for a 3x3 sum pool
     (which `pool-taps` makes a sum of nine slices, the centre one the pad's interior)."""
     hw, p = h * h, h + 2
-    return f"""
-func.func @f(%x: tensor<{c}x{hw}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{f}xf32>) -> tensor<{f}x{h}x{h}xf32> {{
-  %z = arith.constant 0.0 : f32
-  %e2 = tensor.empty() : tensor<{f}x{hw}xf32>
-  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<{f}x{hw}xf32>) -> tensor<{f}x{hw}xf32>
-  %mm = linalg.matmul ins(%w1, %x : tensor<{f}x{c}xf32>, tensor<{c}x{hw}xf32>) outs(%f2 : tensor<{f}x{hw}xf32>) -> tensor<{f}x{hw}xf32>
-  %r = linalg.generic {{indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>, affine_map<(a, b) -> (a, b)>],
-      iterator_types = ["parallel", "parallel"]}} ins(%mm, %b : tensor<{f}x{hw}xf32>, tensor<{f}xf32>) outs(%e2 : tensor<{f}x{hw}xf32>) {{
-  ^bb0(%a: f32, %bb: f32, %o: f32):
-    %s = arith.addf %a, %bb : f32
-    %m = arith.maximumf %s, %z : f32
-    linalg.yield %m : f32
-  }} -> tensor<{f}x{hw}xf32>
+    return matmul_relu_head(f, c, h, "", f"tensor<{f}x{h}x{h}xf32>") + f"""\
   %ex = tensor.expand_shape %r [[0], [1, 2]] output_shape [{f}, {h}, {h}] : tensor<{f}x{hw}xf32> into tensor<{f}x{h}x{h}xf32>
   %p = tensor.pad %ex low[0, 1, 1] high[0, 1, 1] {{
   ^bb0(%i: index, %j: index, %k: index):
