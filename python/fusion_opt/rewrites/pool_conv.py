@@ -176,8 +176,8 @@ def _block(op: ir.Operation) -> ir.Block:
 
 
 def _checked(ops: Sequence[ir.Operation], site: Site, k: int) -> bool:
-    """What the graph does not show: a zero pad and a zero pool init, a conv accumulating into zeros, a
-    divisor linear in the sum that never reads the channel coordinate."""
+    """What the graph does not show: a zero pad and a zero pool init, a conv accumulating products into
+    zeros, a divisor linear in the sum that never reads the channel coordinate."""
     conv, s = ops[site.conv], ops[site.pool]
     pad = None if site.pad is None else ops[site.pad]
     init_of = (lambda op: defining_op(op.operands[len(op.operands) - 1]))
@@ -186,6 +186,8 @@ def _checked(ops: Sequence[ir.Operation], site: Site, k: int) -> bool:
         if fill is None or fill.name != "linalg.fill" or constant_value(fill.operands[0]) != 0.0:
             return False
     if pad is not None and (len(pad.operands) != 1 or constant_value(pad_value(pad)) != 0.0):
+        return False
+    if not _accumulates_products(conv):
         return False
     if site.scale is None:
         return True
@@ -201,6 +203,19 @@ def _checked(ops: Sequence[ir.Operation], site: Site, k: int) -> bool:
         return False
     return not any(o.name == "linalg.index" and ir.IntegerAttr(o.attributes["dim"]).value == k
                    for o in ops_in)
+
+
+def _accumulates_products(conv: ir.Operation) -> bool:
+    """The body is `out + in0 * in1` (the graph shows only the op names)."""
+    blk = _block(conv)
+    body = list(blk.operations)
+    if len(body) != 3:
+        return False
+    mul, add, y = body
+    args = list(blk.arguments)
+    return (mul.name == "arith.mulf" and set(mul.operands) == {args[0], args[1]} and args[0] != args[1]
+            and add.name == "arith.addf" and set(add.operands) == {mul.results[0], args[2]}
+            and y.operands[0] == add.results[0])
 
 
 def _regenerate(op: ir.Operation, inputs: list[ir.Value], init: ir.Value) -> ir.Value:
