@@ -11,13 +11,15 @@ re-writes the activation, where IREE's own regions pack it in the producer's epi
 a 4-layer MLP (128x1024x1024, this 2-core VM, 200 interleaved rounds): 8.60 ms with the barriers,
 8.05 ms without, IREE's best flags 8.22 ms. Barriers outside regions (the function's edges) stay.
 
-Except in a region of parallel ops only (elementwise, a pool as window taps or as a window reduction) whose result is collapsed
-before its use, image rows merged (`[C, H, W]` -> `[C, H*W]`, the input of a 1x1 conv's matmul):
-packed there, the region stores the matmul's register tiles, which run across its rows, and the store
-no longer vectorizes. Inception-v2's `[576, 14, 14]` average pool: 89.8 us with the packing, 17.7 us
-+ 7.7 us for IREE's own packing dispatch with the barrier kept (2026-12-02). A region holding a
-contraction keeps stripping: with its barrier, IREE left ResNet-50's `[512, 28, 28]` strided 1x1
-conv uncollapsed and not data-tiled (1.12 -> 4.26 ms).
+Except in a region of parallel ops only (elementwise, a pool as window taps or as a window reduction)
+whose result is collapsed before its use, image rows merged (`[C, H, W]` -> `[C, H*W]`, the input of a
+1x1 conv's matmul): packed there, the region stores the matmul's register tiles, which run across its
+rows, and the store no longer vectorizes. Inception-v2's `[576, 14, 14]` average pool: 89.8 us with the
+packing, 17.7 us + 7.7 us for IREE's own packing dispatch with the barrier kept (2026-12-02); a window
+reduction too (DenseNet-121's stride-2 transition pools moved before their 1x1 convs, SqueezeNet's max
+pools before its fire modules: 0.95-0.96x). A region holding a contraction keeps stripping: with its
+barrier, IREE left ResNet-50's `[512, 28, 28]` strided 1x1 conv uncollapsed and not data-tiled (1.12 ->
+4.26 ms).
 """
 from __future__ import annotations
 

@@ -45,7 +45,9 @@ def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def _ints(text: str | None) -> tuple[int, ...]:
     """`array<i64: 0, 1, 1>` -> (0, 1, 1)."""
-    return tuple(int(v) for v in text.split(":", 1)[1].rstrip(">").split(",")) if text and ":" in text else ()
+    if not text or ":" not in text:
+        return ()
+    return tuple(int(v) for v in text.split(":", 1)[1].rstrip(">").split(","))
 
 
 def reads_interior(graph: DataflowGraph, pad: int) -> bool:
@@ -62,9 +64,11 @@ def reads_interior(graph: DataflowGraph, pad: int) -> bool:
         c = graph.ops[todo.pop()]
         if c.name in RESHAPE_OPS:
             todo.extend(graph.consumers(c.index))
-        elif c.name == "tensor.extract_slice" and c.result_shapes and _squeezed(tuple(c.result_shapes[0])) == inner:
+        elif c.name == "tensor.extract_slice" and c.result_shapes and \
+                _squeezed(tuple(c.result_shapes[0])) == inner:
             a = dict(c.attrs)
-            if [v for v in _ints(a.get("static_offsets")) if v] == low and set(_ints(a.get("static_strides"))) <= {1}:
+            offsets = [v for v in _ints(a.get("static_offsets")) if v]
+            if offsets == low and set(_ints(a.get("static_strides"))) <= {1}:
                 return True
     return False
 
