@@ -37,6 +37,27 @@ def pad_value(pad: ir.Operation) -> ir.Value:
     return block_ops(pad)[-1].operands[0]
 
 
+def zero_pad(pad: ir.Operation) -> bool:
+    """Whether `pad` has static sizes and pads with zero (a conv's dropped products are `0 * w`, a
+    linear map of the padding is zero)."""
+    return len(pad.operands) == 1 and constant_value(pad_value(pad)) == 0.0
+
+
+def clone_body(block: ir.Block, mapping: dict) -> ir.Value:
+    """Clone `block`'s ops at the insertion point with operands renamed by `mapping` (block arguments
+    and earlier results); returns the value its yield yields."""
+    ops = list(block.operations)
+    for op in ops[:-1]:
+        new = op.operation.clone()
+        for k, v in enumerate(new.operands):
+            if v in mapping:
+                new.operands[k] = mapping[v]
+        for old_r, new_r in zip(op.operation.results, new.results):
+            mapping[old_r] = new_r
+    y = ops[-1].operation.operands[0]
+    return mapping.get(y, y)
+
+
 def static_pad(src: ir.Value, low: list[int], high: list[int], value: ir.Value) -> ir.Value:
     """`tensor.pad` of `src` by static `low` / `high` amounts with `value`, at the current insertion point."""
     t = ir.RankedTensorType(src.type)

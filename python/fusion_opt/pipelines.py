@@ -37,7 +37,8 @@ from .transforms.padded_results import write_pads_into_regions
 # Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
 PLAIN_REWRITES = {DEAD_TAPS: drop_dead_taps,
                   "conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
-                  "bias-epilogue": bias_to_epilogue, POOL_CONV: swap_pools, INT_NARROW: narrow_int_matmuls, QUANT_PAIR: fold_quant_pairs,
+                  "bias-epilogue": bias_to_epilogue, POOL_CONV: swap_pools, INT_NARROW: narrow_int_matmuls,
+                  QUANT_PAIR: fold_quant_pairs,
                   "unit-batch-matmul": flatten_unit_batches,
                   bmm_tiles.NAME: bmm_tiles.attach_bmm_tiles}
 CPU_ONLY = frozenset({bmm_tiles.NAME})  # llvm-cpu tile sizes: meaningless to the GPU pipelines

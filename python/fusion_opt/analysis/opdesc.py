@@ -5,6 +5,7 @@ hand-written descriptions and run without a compiler (tinygrad / TVM style).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -59,6 +60,15 @@ class OpDesc:
     @property
     def is_reduction(self) -> bool:
         return "reduction" in self.iterator_types
+
+
+_INT = re.compile(r"-?\d+")
+
+
+def static_ints(op: OpDesc, key: str) -> tuple[int, ...]:
+    """An `array<i64: 0, 1, 1>` attribute kept in `op.attrs` (`static_low`, `static_offsets`, ...) as
+    (0, 1, 1); () when absent."""
+    return tuple(int(v) for v in _INT.findall(dict(op.attrs).get(key, "").split(":", 1)[-1]))
 
 
 # Metadata-only ops: IREE turns them into flow.tensor.reshape, outside every dispatch.

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..analysis.classify import map_results
-from ..analysis.opdesc import RESHAPE_OPS, DataflowGraph, OpDesc, OpKind
+from ..analysis.opdesc import RESHAPE_OPS, DataflowGraph, OpDesc, OpKind, static_ints
 from ..cost.model import estimate, is_free
 from ..cost.targets import TargetDesc
 from ..cost.tiling import image_in_one_tile
@@ -43,21 +43,13 @@ def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(d for d in shape if d != 1)
 
 
-def _ints(text: str | None) -> tuple[int, ...]:
-    """`array<i64: 0, 1, 1>` -> (0, 1, 1)."""
-    if not text or ":" not in text:
-        return ()
-    return tuple(int(v) for v in text.split(":", 1)[1].rstrip(">").split(","))
-
-
 def reads_interior(graph: DataflowGraph, pad: int) -> bool:
     """Whether a reader of pad op `pad` (looking through reshapes) slices out exactly its unpadded
     interior: a window-taps op's centre tap. IREE folds that slice into the pad's source, so the taps
     dispatch reads the unpadded value too and IREE cannot store its producer into the padded buffer:
     the copy stays whoever forms the producer (MobileNet's depthwise taps, Inception's 3x3 pools)."""
     op = graph.ops[pad]
-    attrs = dict(op.attrs)
-    low = [v for v in _ints(attrs.get("static_low")) if v]
+    low = [v for v in static_ints(op, "static_low") if v]
     inner = _squeezed(tuple(op.operand_shapes[0])) if op.operand_shapes else None
     todo = list(graph.consumers(pad))
     while todo:
@@ -66,9 +58,8 @@ def reads_interior(graph: DataflowGraph, pad: int) -> bool:
             todo.extend(graph.consumers(c.index))
         elif c.name == "tensor.extract_slice" and c.result_shapes and \
                 _squeezed(tuple(c.result_shapes[0])) == inner:
-            a = dict(c.attrs)
-            offsets = [v for v in _ints(a.get("static_offsets")) if v]
-            if offsets == low and set(_ints(a.get("static_strides"))) <= {1}:
+            offsets = [v for v in static_ints(c, "static_offsets") if v]
+            if offsets == low and set(static_ints(c, "static_strides")) <= {1}:
                 return True
     return False
 

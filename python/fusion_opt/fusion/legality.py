@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis.classify import LIGHT, map_results
-from ..analysis.opdesc import RESHAPE_OPS, DataflowGraph, OpDesc, OpKind
+from ..analysis.opdesc import RESHAPE_OPS, DataflowGraph, OpDesc, OpKind, static_ints
 from ..cost.group import elem_bytes
 from ..testhooks import DISABLED_RULES
 
@@ -322,11 +322,7 @@ def _transposing_copy(op: OpDesc) -> bool:
 
 def slice_strides(op: OpDesc) -> tuple[int, ...]:
     """A tensor.extract_slice's static strides (() for any other op or a dynamic stride)."""
-    if op.name != "tensor.extract_slice":
-        return ()
-    text = dict(op.attrs).get("static_strides", "")
-    nums = re.findall(r"-?\d+", text.split(":", 1)[-1])
-    return tuple(int(v) for v in nums) if nums else ()
+    return static_ints(op, "static_strides") if op.name == "tensor.extract_slice" else ()
 
 
 def _r_strided_slice(g: IndexedGraph, m: frozenset[int]) -> str | None:

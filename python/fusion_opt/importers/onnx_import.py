@@ -296,11 +296,10 @@ def _unlowered_op(message: str) -> str | None:
     return (m.group(1) or m.group(2)) if m else None
 
 
-# Inputs that set an op's output shape: read from a graph input, the shape depends on its values at run
-# time, which static-shape compilation cannot express (torch-mlir fails with "failed to legalize
-# operation 'torch.aten.broadcast_to'" on an Expand whose shape is an input).
-# Operands that must be known when compiling: output shapes (what a node produces) and axes (which
-# dims a node reduces, squeezes or scans). ONNX allows graph inputs there since opset 13/18.
+# Operands that must be known when compiling: output shapes (what a node produces) and axes (which dims
+# a node reduces, squeezes or scans). Read from a graph input, they depend on its values at run time,
+# which static-shape compilation cannot express (torch-mlir fails far from the cause: "failed to
+# legalize operation 'torch.aten.broadcast_to'" on an Expand, "marked as backend illegal" on a Reduce*).
 _SHAPE_OPERANDS = {"Expand": (1,), "Reshape": (1,), "ConstantOfShape": (0,), "Range": (0, 1, 2),
                    "Resize": (2, 3), "Upsample": (1,), "Slice": (1, 2, 3, 4), "Pad": (1, 3), "TopK": (1,),
                    "OneHot": (1,), "Tile": (1,)}
@@ -314,7 +313,8 @@ def _refuse_shape_from_input(graph: onnx.GraphProto, where: str) -> None:
     instead of the lowering's message (a torch op marked illegal, far from the cause)."""
     inputs = {v.name for v in graph.input} - {t.name for t in graph.initializer}
     for n in graph.node:
-        for what, plural, table in (("output shape", "shapes", _SHAPE_OPERANDS), ("axes", "axes", _AXES_OPERANDS)):
+        for what, plural, table in (("output shape", "shapes", _SHAPE_OPERANDS),
+                                    ("axes", "axes", _AXES_OPERANDS)):
             for i in table.get(n.op_type, ()):
                 if i < len(n.input) and n.input[i] in inputs:
                     node = f"node '{n.name}'" if n.name else f"the node computing '{n.output[0]}'"

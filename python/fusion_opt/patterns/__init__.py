@@ -39,11 +39,12 @@ PATTERNS: tuple[Pattern, ...] = (
             "past IREE's const-eval size limit, computes in a dispatch of its own) an output-sized tensor per call",
             "accumulate into a zero fill, add the [F] bias in an epilogue that joins the contraction's group "
             "(rewrites/bias_epilogue.py)", match.bias_epilogue, rewrite=True),
-    Pattern("pool-conv-swap", "a padded stride-1 sum/average pool projected by a 1x1 conv (Inception's pool "
-            "branch): the pool sums every input channel and its pad of a value other convs read unpadded is a "
-            "copy dispatch", "the 1x1 conv first, then the pad and pool of its (fewer) channels; IREE writes the "
-            "conv's result into the padded buffer: exact in real arithmetic, where the conv has no more output "
-            "than input channels (rewrites/pool_conv.py)", match.pool_conv_swap, rewrite=True),
+    Pattern("pool-conv-swap", "a sum/average pool and a 1x1 conv commute (both linear): Inception's pool branch "
+            "pads and pools a 192-576 channel concat before projecting it to 32-128 channels, DenseNet's "
+            "transitions run a 1x1 conv on 4x the pixels their 2x2 stride-2 pool keeps",
+            "the 1x1 conv first where it has no more output than input channels (the pad and pool see its "
+            "channels), the strided pool first where the conv's products saved outweigh the pool's adds: exact "
+            "in real arithmetic (rewrites/pool_conv.py)", match.pool_conv_swap, rewrite=True),
     Pattern("quant-pair", "QDQ models wrap every activation in QuantizeLinear -> DequantizeLinear: an f32 -> i8 op "
             "and an i8 -> f32 op the planner keeps apart (a prologue of a conv, or after a concat): a dispatch and "
             "an i8 round trip per activation", "the two bodies as one elementwise op over the quantize's domain "

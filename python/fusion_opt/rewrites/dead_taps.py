@@ -18,19 +18,17 @@ constant is left alone) and the kept products are summed in the same order.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..analysis.classify import map_results
-from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
-from ..ir import constant_value, ir, pad_value, static_pad
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, static_ints
+from ..ir import ir, static_pad, zero_pad
 from .taps import affine_terms
 
 NAME = "dead-taps"
-DIGITS = re.compile(r"-?\d+")
 FLOAT_TYPES = frozenset({"f16", "f32", "f64"})  # bf16: no numpy type to rebuild its constant
 _NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 
@@ -90,13 +88,6 @@ def _pad_of(graph: DataflowGraph, i: int) -> int | None:
     return p
 
 
-def _zero_pad(pad: ir.Operation) -> bool:
-    """Whether `pad` has static sizes and pads with zero (the products dropped are `0 * w`)."""
-    if len(pad.operands) != 1:
-        return False
-    return constant_value(pad_value(pad)) == 0.0
-
-
 def _filter_values(w: ir.Value) -> np.ndarray | None:
     """The values of a constant filter (a splat broadcast), else None."""
     owner = w.owner
@@ -142,7 +133,7 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[Site]:
         reads = _window_reads(op) if p is not None else None
         if not reads:
             continue
-        low = [int(v) for v in DIGITS.findall(dict(graph.ops[p].attrs)["static_low"].split(":")[-1])]
+        low = list(static_ints(graph.ops[p], "static_low"))
         src_shape = graph.ops[p].operand_shapes[0]
         live, dead = [], False
         for r in reads:
@@ -232,7 +223,7 @@ def drop_dead_taps(graph: DataflowGraph, ops: Sequence[ir.Operation], skip: set[
     """Rewrite every site; returns how many."""
     done = 0
     for s in find(graph, skip):
-        w = _live_filter(ops[s.conv].operands[1], graph.ops[s.conv], s.live) if _zero_pad(ops[s.pad]) else None
+        w = _live_filter(ops[s.conv].operands[1], graph.ops[s.conv], s.live) if zero_pad(ops[s.pad]) else None
         if w is not None:
             apply(ops, graph.ops[s.conv], s, w)
             done += 1

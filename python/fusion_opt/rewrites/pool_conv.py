@@ -24,12 +24,12 @@ from dataclasses import dataclass
 
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..fusion.legality import numel
-from ..ir import constant_value, defining_op, ir, pad_value, static_pad
-from .pool_taps import pool
+from ..ir import clone_body, constant_value, defining_op, ir, static_pad, zero_pad
+from .bias_epilogue import MAC
+from .pool_taps import Pool, pool
 from .taps import zeros
 
 NAME = "pool-conv-swap"
-MAC = ("arith.mulf", "arith.addf")
 # Ops a divisor body may hold besides its one float op on the sum: integer/index arithmetic on the
 # pixel's coordinates, converted to float once.
 _INDEX_OPS = ("linalg.index", "arith.index_cast", "arith.addi", "arith.subi", "arith.muli", "arith.minsi",
@@ -76,6 +76,16 @@ def _divisor_like(d: OpDesc) -> bool:
             and all(o in floats or o in _INDEX_OPS for o in d.body_ops) and len(set(d.map_dims)) == 1)
 
 
+def _channel_pool(s: OpDesc, k: int, strided_rows: bool) -> Pool | None:
+    """`s` as a sum pool whose maps list the output dims in order and whose channel (position `k`) is read
+    without a tap: what commutes with a 1x1 conv over that channel."""
+    pl = pool(s, strided_rows=strided_rows)
+    if pl is None or pl.body != "arith.addf" or pl.reads[k][2] >= 0 or \
+            pl.out_dims != tuple(range(len(pl.out_dims))) or [rd[0] for rd in pl.reads] != list(pl.out_dims):
+        return None
+    return pl
+
+
 def _site(graph: DataflowGraph, m: int, a: int) -> Site | None:
     conv = graph.ops[m]
     p = conv.operands[a]
@@ -90,13 +100,10 @@ def _site(graph: DataflowGraph, m: int, a: int) -> Site | None:
         if p is None or p < 0 or not _single_use(graph, p, scale):
             return None
     s = graph.ops[p]
-    pl = pool(s)
     k = _aligned(conv, a)
-    if pl is None or pl.body != "arith.addf" or k is None or s.result_shapes[0] != conv.operand_shapes[a]:
-        return None
-    if any(stride != 1 for _, stride, _, _ in pl.reads) or pl.reads[k][2] >= 0 or pl.out_dims != \
-            tuple(range(len(pl.out_dims))) or [rd[0] for rd in pl.reads] != list(pl.out_dims):
-        return None  # channel read without a tap, every dim at stride 1, maps in output order
+    pl = None if k is None else _channel_pool(s, k, strided_rows=False)
+    if pl is None or s.result_shapes[0] != conv.operand_shapes[a] or any(st != 1 for _, st, _, _ in pl.reads):
+        return None  # every dim at stride 1: the pool keeps the conv's pixels
     if numel(conv.result_shapes[0]) > numel(s.result_shapes[0]):
         return None  # more output channels than input ones: the pool would sum more
     q = s.operands[0]
@@ -127,9 +134,8 @@ def _site_after(graph: DataflowGraph, m: int, a: int) -> Site | None:
     if k is None or len(cons) != 1 or m in graph.outputs:
         return None
     s = graph.ops[cons[0]]
-    pl = pool(s, strided_rows=True)
-    if pl is None or pl.body != "arith.addf" or s.operands[0] != m or pl.reads[k][2] >= 0 or \
-            pl.out_dims != tuple(range(len(pl.out_dims))) or [rd[0] for rd in pl.reads] != list(pl.out_dims):
+    pl = _channel_pool(s, k, strided_rows=True)
+    if pl is None or s.operands[0] != m:
         return None
     scale = None
     after = graph.consumers(s.index)
@@ -185,7 +191,7 @@ def _checked(ops: Sequence[ir.Operation], site: Site, k: int) -> bool:
         fill = init_of(op)
         if fill is None or fill.name != "linalg.fill" or constant_value(fill.operands[0]) != 0.0:
             return False
-    if pad is not None and (len(pad.operands) != 1 or constant_value(pad_value(pad)) != 0.0):
+    if pad is not None and not zero_pad(pad):
         return False
     if not _accumulates_products(conv):
         return False
@@ -223,14 +229,12 @@ def _regenerate(op: ir.Operation, inputs: list[ir.Value], init: ir.Value) -> ir.
     consumers: its result type is the init's."""
     from iree.compiler.dialects import linalg
 
-    from .quant_pair import _clone_body
-
     old = _block(op)
     gen = linalg.GenericOp([init.type], inputs, [init], op.attributes["indexing_maps"],
                            op.attributes["iterator_types"])
     blk = gen.regions[0].blocks.append(*[a.type for a in old.arguments])
     with ir.InsertionPoint(blk):
-        linalg.YieldOp([_clone_body(old, dict(zip(old.arguments, blk.arguments)))])
+        linalg.YieldOp([clone_body(old, dict(zip(old.arguments, blk.arguments)))])
     return gen.result
 
 

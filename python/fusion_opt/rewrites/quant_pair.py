@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from ..analysis.classify import is_pointwise
 from ..analysis.opdesc import RESHAPE_OPS, DataflowGraph
-from ..ir import ir
+from ..ir import clone_body, ir
 
 NAME = "quant-pair"
 NARROW_TYPES = frozenset({"i1", "i8", "i16"})
@@ -77,10 +77,10 @@ def apply(ops: Sequence[ir.Operation], q_i: int, reshape_i: int | None, c_i: int
         blk = fused.regions[0].blocks.append(*types)
         mapping = {q_blk.arguments[k]: blk.arguments[k] for k in range(n_q)}
         with ir.InsertionPoint(blk):
-            q_value = _clone_body(q_blk, mapping)
+            q_value = clone_body(q_blk, mapping)
             mapping = {c_blk.arguments[0]: q_value}
             mapping.update({c_blk.arguments[1 + k]: blk.arguments[n_q + k] for k in range(len(others))})
-            linalg.YieldOp([_clone_body(c_blk, mapping)])
+            linalg.YieldOp([clone_body(c_blk, mapping)])
         result = fused.result
         if reshape is not None:
             reassoc = reshape.attributes["reassociation"]
@@ -98,21 +98,6 @@ def apply(ops: Sequence[ir.Operation], q_i: int, reshape_i: int | None, c_i: int
         q.erase()
         erased.append(q_i)
     return erased
-
-
-def _clone_body(block: ir.Block, mapping: dict) -> ir.Value:
-    """Clone `block`'s ops at the insertion point with operands renamed by `mapping` (block arguments
-    and earlier results); returns the value its yield yields."""
-    ops = list(block.operations)
-    for op in ops[:-1]:
-        new = op.operation.clone()
-        for k, v in enumerate(new.operands):
-            if v in mapping:
-                new.operands[k] = mapping[v]
-        for old_r, new_r in zip(op.operation.results, new.results):
-            mapping[old_r] = new_r
-    y = ops[-1].operation.operands[0]
-    return mapping.get(y, y)
 
 
 def fold_quant_pairs(graph: DataflowGraph, ops: Sequence[ir.Operation], skip: set[int] = frozenset()) -> int:
