@@ -173,6 +173,15 @@ def test_onnx_cases_the_rewrites_fixed(case: str) -> None:
     assert rec["outcome"] == "pass", rec
 
 
+@pytest.mark.parametrize("op,mode,block,shape", [
+    ("DepthToSpace", "CRD", 3, [2, 18, 5, 4]),   # ESPCN's PixelShuffle(3): every element was off
+    ("DepthToSpace", "CRD", 2, [1, 8, 3, 6]), ("DepthToSpace", "DCR", 3, [1, 18, 4, 5]),
+])  # SpaceToDepth's CRD (opset 25, which onnxruntime 1.32 lacks): node:test_spacetodepth_crd_mode_example above
+def test_block_rearrangements_follow_the_spec(op: str, mode: str, block: int, shape: list[int]) -> None:
+    m = _model([helper.make_node(op, ["x"], ["y"], blocksize=block, mode=mode)], shape)
+    _check(m, RNG.standard_normal(shape).astype(np.float32), atol=0)
+
+
 def test_gpt_block_with_causal_mask_matches_onnxruntime() -> None:
     """A one-block GPT (data/export_gpt_micro.py, 64 tokens): with its scores' `select` on the i1 causal
     mask in the batch matmul's group, IREE 3.13 under data tiling returned wrong scores (max error 0.07,

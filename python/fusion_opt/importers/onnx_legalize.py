@@ -19,8 +19,8 @@ interface, value_info and the nodes downstream are untouched. Each returns the n
   they are computed on a wider type and cast back. MatMulInteger on uint8 without zero points gets
   explicit zeros (its default came out wrong).
 - QLinearMatMul with a batch dim (wrong values; the 2-D form is right): MatMulInteger, then the
-  accumulator scaled in f32 and QuantizeLinear. SpaceToDepth in CRD mode (lowered in DCR order): the
-  spec's reshape / transpose / reshape.
+  accumulator scaled in f32 and QuantizeLinear. SpaceToDepth in CRD mode (lowered in DCR order) and
+  DepthToSpace in CRD mode (wrong for block sizes above 2): the spec's reshape / transpose / reshape.
 - `GRU` / `LSTM` / `RNN` with direction reverse or bidirectional (the importer lowers forward only): one
   forward node per direction on its slice of the weights, the reverse one on X reversed in time (a
   `Gather`), outputs concatenated on the direction axis. Forward ones with peepholes, `clip` or
@@ -550,26 +550,32 @@ def _batched_qlinear_matmul(g: _Graph, node: Node) -> list[Node] | None:
     return nodes
 
 
-def _space_to_depth_crd(g: _Graph, node: Node) -> list[Node] | None:
-    """SpaceToDepth's CRD mode (opset 25) was lowered as the default DCR order; spelled out as the spec
-    defines it: reshape to `[b, c, h/s, s, w/s, s]`, transpose `[0, 1, 3, 5, 2, 4]`, reshape."""
-    if node.op_type != "SpaceToDepth":
+def _crd_blocks(g: _Graph, node: Node) -> list[Node] | None:
+    """SpaceToDepth and DepthToSpace in CRD mode, spelled out as the spec defines them (reshape,
+    transpose, reshape). The importer lowered SpaceToDepth's CRD (opset 25) in DCR order, and
+    DepthToSpace's CRD wrong for block sizes above 2 (ESPCN's `PixelShuffle(3)`: every element off, while
+    blocksize 2 came out right)."""
+    if node.op_type not in ("SpaceToDepth", "DepthToSpace"):
         return None
     a = _attrs(node)
     mode = a.get("mode", b"DCR")
     mode = mode.decode() if isinstance(mode, bytes) else str(mode)
     x = g.shapes.get(node.input[0])
-    if mode != "CRD" or x is None or len(x) != 4:
+    if mode != "CRD" or x is None or len(x) != 4 or None in x:
         return None
     bs = int(a["blocksize"])
     b, c, h, w = x
+    if node.op_type == "SpaceToDepth":
+        six, perm, four = [b, c, h // bs, bs, w // bs, bs], [0, 1, 3, 5, 2, 4], [b, c * bs * bs, h // bs, w // bs]
+    else:
+        six, perm, four = [b, c // (bs * bs), bs, bs, h, w], [0, 1, 4, 2, 5, 3], [b, c // (bs * bs), h * bs, w * bs]
     nodes: list[Node] = []
-    six = g.const(f"{node.output[0]}_6d", np.array([b, c, h // bs, bs, w // bs, bs], np.int64), nodes)
-    four = g.const(f"{node.output[0]}_4d", np.array([b, c * bs * bs, h // bs, w // bs], np.int64), nodes)
+    six_c = g.const(f"{node.output[0]}_6d", np.array(six, np.int64), nodes)
+    four_c = g.const(f"{node.output[0]}_4d", np.array(four, np.int64), nodes)
     t0, t1 = g.fresh(node.output[0]), g.fresh(node.output[0])
-    nodes += [helper.make_node("Reshape", [node.input[0], six], [t0]),
-              helper.make_node("Transpose", [t0], [t1], perm=[0, 1, 3, 5, 2, 4]),
-              helper.make_node("Reshape", [t1, four], [node.output[0]], name=node.name)]
+    nodes += [helper.make_node("Reshape", [node.input[0], six_c], [t0]),
+              helper.make_node("Transpose", [t0], [t1], perm=perm),
+              helper.make_node("Reshape", [t1, four_c], [node.output[0]], name=node.name)]
     return nodes
 
 
@@ -948,7 +954,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
-    _explicit_zero_points, _convinteger_float, _space_to_depth_crd, _rnn, _single_window_axes, _avgpool_ceil_counted_pads,
+    _explicit_zero_points, _convinteger_float, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads,
     _if_branches)
 
 
