@@ -542,3 +542,17 @@ def test_a_folded_value_read_only_by_an_if_branch_is_kept() -> None:
     x = np.array([3.0, 4.0], np.float32)
     got = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
     np.testing.assert_allclose(got, x / 2)
+
+
+def test_stale_symbolic_value_info_is_recomputed() -> None:
+    """A graph cut out of a bigger one by onnx.utils.extract_model keeps the value_info of the model it came
+    from: symbolic dims, one entry naming the new graph input itself. Shape inference kept those over the
+    static input and the import failed ("type of return operand 0 ... doesn't match function result type")."""
+    w = numpy_helper.from_array(RNG.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
+    m = _model([helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["y"])],
+               [1, 3, 8, 8], [w])
+    m.graph.output[0].CopyFrom(helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4, "h", "w"]))
+    m.graph.value_info.extend([helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "c", "h", "w"]),
+                               helper.make_tensor_value_info("c", TensorProto.FLOAT, ["n", 4, "h", "w"]),
+                               helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4, "h", "w"])])
+    _check(m, RNG.standard_normal((1, 3, 8, 8)).astype(np.float32))

@@ -76,6 +76,25 @@ def set_input_shapes(proto: onnx.ModelProto, shapes: Mapping[str, Sequence[int]]
             tshape.dim.add().dim_value = int(d)
 
 
+def drop_unsettled_value_info(graph: onnx.GraphProto) -> None:
+    """Forget intermediate shapes that shape inference should recompute: a `value_info` entry naming a
+    graph input (onnx.utils.extract_model writes one, with the symbolic dims of the model it was cut
+    from: inference kept those over the pinned input's, and the import failed with "type of return operand
+    0 ('!torch.vtensor<[?,32,?,?],f32>') doesn't match function result type") and every entry with a
+    symbolic or unknown dim (an export with dynamic axes, then pinned)."""
+    inputs = {i.name for i in graph.input}
+
+    def settled(v: onnx.ValueInfoProto) -> bool:
+        t = v.type.tensor_type if v.type.HasField("tensor_type") else None
+        return (v.name not in inputs and t is not None and t.HasField("shape")
+                and all(d.HasField("dim_value") for d in t.shape.dim))
+
+    kept = [v for v in graph.value_info if settled(v)]
+    if len(kept) != len(graph.value_info):
+        del graph.value_info[:]
+        graph.value_info.extend(kept)
+
+
 def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Sequence[int]] | None = None,
             expand: frozenset[str] = PREEXPAND, promote_f16: bool = False) -> onnx.ModelProto:
     """Opset upgrade (older opsets fail in IREE on BatchNorm/MaxPool), input pinning, shape inference, the
@@ -87,6 +106,7 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
     proto = proto_copy
     if input_shapes:
         set_input_shapes(proto, input_shapes)
+    drop_unsettled_value_info(proto.graph)
     opset = default_opset(proto)
     try:
         if opset is not None and opset < MIN_OPSET:
