@@ -130,9 +130,38 @@ def linear_gelu(graph: DataflowGraph) -> Hits:
     for op in graph.ops:
         if op.kind is OpKind.CONTRACTION:
             epi = _downstream_light(graph, op.index, 8)
-            if any(_body(graph.ops[e], "math.erf", "math.tanh") for e in epi):
+            if _has_gelu(graph, op.index, epi):
                 out.append((op.index, *epi))
     return out
+
+
+def _has_gelu(g: DataflowGraph, root: int, epi: list[int]) -> bool:
+    """x * f(erf or tanh of x) among `epi`: one body holding the activation, two multiplies and an add
+    (GELU lowered whole), or a multiply reading both the activation's result (or a value computed from
+    it) and a value the activation was computed from (x, x + bias). A lone tanh epilogue is no GELU."""
+    chain = {root, *epi}
+    acts = [e for e in epi if _body(g.ops[e], "math.erf", "math.tanh")]
+    for a in acts:
+        body = g.ops[a].body_ops
+        if body.count("arith.mulf") >= 2 and "arith.addf" in body:
+            return True
+        up, todo = set(), [a]
+        while todo:
+            for p in g.ops[todo.pop()].operands:
+                if p is not None and p in chain and p not in up:
+                    up.add(p)
+                    todo.append(p)
+        down, todo = {a}, [a]
+        while todo:
+            for c in g.consumers(todo.pop()):
+                if c in chain and c not in down:
+                    down.add(c)
+                    todo.append(c)
+        for m in down - {a}:
+            ins = set(g.ops[m].operands[:g.ops[m].num_dps_inputs] or g.ops[m].operands)
+            if _body(g.ops[m], "arith.mulf") and ins & down and ins & up:
+                return True
+    return False
 
 
 def _is_sigmoid(op: OpDesc) -> bool:

@@ -214,6 +214,27 @@ func.func @linear_gelu(%x: tensor<8x16xf32>) -> tensor<8x32xf32> {
 
 // -----
 
+// A lone tanh after a matmul is an epilogue, not GELU: linear-gelu needs x times a function of erf/tanh(x).
+#id2t = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: function @linear_tanh:
+// CHECK: patterns: conv-epilogue 1{{$}}
+func.func @linear_tanh(%x: tensor<8x16xf32>) -> tensor<8x32xf32> {
+  %w = arith.constant dense<0.125> : tensor<16x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x32xf32>) outs(%init : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %y = linalg.generic {indexing_maps = [#id2t, #id2t], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<8x32xf32>) outs(%e : tensor<8x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = math.tanh %a : f32
+    linalg.yield %t : f32
+  } -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
+}
+
+// -----
+
 // A tiny attention is launch-bound: the fused op (one dispatch) is predicted faster even on this CPU
 // (measured equal: 0.138 ms per call either way); attention-op.mlir has the split case.
 // CHECK-LABEL: function @attention:
