@@ -119,9 +119,12 @@ def is_fill_like(op: OpDesc) -> bool:
     """Light op with no tensor producer and no tensor input: a splat such as linalg.fill, free to
     rematerialize. Not a transpose or broadcast of a constant tensor (a channels-last conv's filter):
     that is data, which IREE's const-eval computes once (rule `constant`), not a splat to copy into
-    each consumer (DenseNet-121 ran its 30 filter transposes as dispatches on every call)."""
+    each consumer (DenseNet-121 ran its 30 filter transposes as dispatches on every call). Nor a gather
+    of a constant index (`tensor.extract` in the body: an unrolled LSTM's step reading its row of the input
+    projection): it reads a tensor, so IREE does not clone it, and handed back it was a dispatch per step."""
     return (op.kind in LIGHT and all(p is None for p in op.operands) and op.flops == 0
-            and all(len(s) == 0 for s in op.operand_shapes[:op.num_dps_inputs]))
+            and all(len(s) == 0 for s in op.operand_shapes[:op.num_dps_inputs])
+            and "tensor.extract" not in op.body_ops and not op.captured_args)
 
 
 def _downstream(g: IndexedGraph, src: int, members: frozenset[int]) -> set[int]:
@@ -453,8 +456,19 @@ def _r_side_input(g: IndexedGraph, m: frozenset[int]) -> str | None:
             if e.producer in m and e.producer not in cone:
                 cone.add(e.producer)
                 todo.append(e.producer)
-    side = sorted(m - cone)
+    side = sorted(i for i in m - cone if not _row_gather(g, i, m))
     return f"op {side[0]} neither computes from nor feeds contraction op {heavy[0]}" if side else None
+
+
+def _row_gather(g: IndexedGraph, i: int, m: frozenset[int]) -> bool:
+    """A gather at constant indices (scalar inputs only, `tensor.extract` of a tensor computed outside the
+    group): an unrolled recurrence's step reading its row of the input projection, which its epilogue
+    adds. IREE's own formation puts it in the matmul's dispatch (an LSTM step: 2 dispatches, against 3
+    with the gather alone); it reads nothing the group computes, so the miscompile above cannot reach it."""
+    op = g.ops[i]
+    return (op.kind in LIGHT and "tensor.extract" in op.body_ops and op.flops == 0
+            and all(len(s) == 0 for s in op.operand_shapes[:op.num_dps_inputs])
+            and not any(e.producer in m for e in g.in_edges[i]))  # type: ignore[attr-defined]
 
 
 def _r_contraction_prologue(g: IndexedGraph, m: frozenset[int]) -> str | None:
