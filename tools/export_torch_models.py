@@ -1,4 +1,5 @@
-"""Export the unseen-model set of docs/performance.md (torchvision21) and docs/reliability.md to ONNX.
+"""Export the unseen-model sets of docs/performance.md (torchvision21) and docs/reliability.md to ONNX
+(the fourth batch's hand-written models live in tools/unseen_models.py).
 
 Needs torch and torchvision, which fusion-opt does not depend on: run it from a separate environment,
 e.g. `python -m venv /tmp/tv && /tmp/tv/bin/pip install torch torchvision onnx` then
@@ -14,6 +15,9 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from unseen_models import BATCH4, prepared  # noqa: E402  (the fourth batch, 2026-12-02)
 
 
 class MiniGPT(nn.Module):
@@ -121,6 +125,12 @@ def _randomize(net: nn.Module) -> None:
 
 def export(name: str, out: Path) -> Path:
     torch.manual_seed(0)
+    if name in BATCH4:
+        net, xs = prepared(name)
+        path = out / f"{name}.onnx"
+        torch.onnx.export(net, xs, str(path), opset_version=17, dynamo=False,
+                          input_names=[f"in{i}" for i in range(len(xs))] if len(xs) > 1 else ["input"])
+        return path
     if name in OWN:
         cls, make_input = OWN[name]
         net, x = cls().eval(), make_input()
@@ -139,7 +149,7 @@ def main(argv: list[str]) -> int:
         return 2
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
-    for name in argv[1:] or [*TORCHVISION, *OWN]:
+    for name in argv[1:] or [*TORCHVISION, *OWN, *BATCH4]:
         print(export(name, out))
     return 0
 
