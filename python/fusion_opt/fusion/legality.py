@@ -122,9 +122,14 @@ def is_fill_like(op: OpDesc) -> bool:
     each consumer (DenseNet-121 ran its 30 filter transposes as dispatches on every call). Nor a gather
     of a constant index (`tensor.extract` in the body: an unrolled LSTM's step reading its row of the input
     projection): it reads a tensor, so IREE does not clone it, and handed back it was a dispatch per step."""
-    return (op.kind in LIGHT and all(p is None for p in op.operands) and op.flops == 0
-            and all(len(s) == 0 for s in op.operand_shapes[:op.num_dps_inputs])
+    return (_scalar_reader(op) and all(p is None for p in op.operands)
             and "tensor.extract" not in op.body_ops and not op.captured_args)
+
+
+def _scalar_reader(op: OpDesc) -> bool:
+    """A light op computing nothing from scalar (rank-0) inputs only: a splat, or a gather at indices
+    read from scalars."""
+    return op.kind in LIGHT and op.flops == 0 and all(len(s) == 0 for s in op.operand_shapes[:op.num_dps_inputs])
 
 
 def _downstream(g: IndexedGraph, src: int, members: frozenset[int]) -> set[int]:
@@ -466,8 +471,7 @@ def _row_gather(g: IndexedGraph, i: int, m: frozenset[int]) -> bool:
     adds. IREE's own formation puts it in the matmul's dispatch (an LSTM step: 2 dispatches, against 3
     with the gather alone); it reads nothing the group computes, so the miscompile above cannot reach it."""
     op = g.ops[i]
-    return (op.kind in LIGHT and "tensor.extract" in op.body_ops and op.flops == 0
-            and all(len(s) == 0 for s in op.operand_shapes[:op.num_dps_inputs])
+    return (_scalar_reader(op) and "tensor.extract" in op.body_ops
             and not any(e.producer in m for e in g.in_edges[i]))  # type: ignore[attr-defined]
 
 
