@@ -55,6 +55,22 @@ def attach_bmm_tiles(graph: DataflowGraph, ops: Sequence[ir.Operation], skip: se
     return done
 
 
+PACK_ROWS = 16  # IREE's f32 mmt4d register tile rows (M0) on this x86 CPU: M is padded to a multiple
+WINDOW_BATCH, WINDOW_ROWS, WINDOW_K = 64, 64, 64
+
+
+def small_padded_windows(b: int, m: int, n: int, k: int) -> bool:
+    """Whether a batch matmul [b, m, k] x [b, k, n] runs faster unpacked in a data-tiled module: many
+    batches (>= 64) of short rows (m <= 64) that packing pads (m not a multiple of `PACK_ROWS`), with
+    K < 64 (windowed attention: 49-token windows). Measured, not priced (per-dispatch profiles, packing
+    dispatches included, against IREE's own peeled tile, this 2-core AVX-512 VM, 2026-12-02): Swin-T's
+    192x49x49x32 and 192x49x32x49 packed 1.40x and 1.28x the unpacked time, a windowed block's 64x49x49x16
+    1.05-1.36x, 64x49x16x49 1.15-2.30x; packing wins with K = 64 (64x49x49x64: 0.89), batch <= 32
+    (32x49x49x32: 0.93; batch 4: 0.36-0.95), 128-token attention (4x128x128x64: 0.36). A roofline pricing
+    of the packed form got 6 of 43 grid shapes wrong, so this rule stays narrow."""
+    return b >= WINDOW_BATCH and m <= WINDOW_ROWS and m % PACK_ROWS != 0 and k < WINDOW_K
+
+
 def keep_batch_matmuls_unpacked(planned: Sequence) -> int:
     """In a compile that data-tiles the module (`--iree-opt-data-tiling`, asked for by a plain matmul),
     give every f32 batch matmul with an operand computed by a reduction (and no `compilation_info` yet)
@@ -63,7 +79,8 @@ def keep_batch_matmuls_unpacked(planned: Sequence) -> int:
     (fuzz seed 13215, test/fuzz/iree/datatiling-reduction-bmm.mlir: 84 of 126 elements wrong, IREE's own
     formation too). Not every batch matmul: packed, attention's ran 5-8% faster (attention block 0.67-0.80
     against 0.71-1.18 ms, interleaved), and their operands come from projections, transposes and softmax's
-    division. `planned`: PlannedFunctions after their regions are written (the ops are still the plan's)."""
+    division. Also every batch matmul of small padded windows (`small_padded_windows`). `planned`:
+    PlannedFunctions after their regions are written (the ops are still the plan's)."""
     from ..analysis.opdesc import OpKind
 
     done = 0
@@ -72,8 +89,8 @@ def keep_batch_matmuls_unpacked(planned: Sequence) -> int:
         for desc, op in zip(g.ops, p.ops):
             if (desc.name != "linalg.batch_matmul" or tuple(desc.map_dims) != NAMED_MATMUL_DIMS[desc.name]
                     or any(t != "f32" for t in desc.element_types) or "compilation_info" in op.attributes
-                    or not any(x is not None and x >= 0 and g.ops[x].kind is OpKind.REDUCTION
-                               for x in desc.operands[:2])):
+                    or not (any(x is not None and x >= 0 and g.ops[x].kind is OpKind.REDUCTION
+                                for x in desc.operands[:2]) or small_padded_windows(*desc.loop_ranges))):
                 continue
             _, m, n, _ = desc.loop_ranges
             with op.context:
