@@ -17,7 +17,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from unseen_models import BATCH4, prepared  # noqa: E402  (the fourth batch, 2026-12-02)
+from unseen_models import BATCH4  # noqa: E402  (the fourth batch, 2026-12-02)
 
 
 class MiniGPT(nn.Module):
@@ -105,8 +105,9 @@ class _FirstOutput(nn.Module):
         return y["out"] if isinstance(y, dict) else y
 
 
-def _randomize(net: nn.Module) -> None:
-    """Random weights with BatchNorm statistics of one random batch; transformer weights N(0, 0.02)."""
+def _randomize(net: nn.Module, batch: tuple[torch.Tensor, ...], transformer_weights: bool = True) -> None:
+    """BatchNorm statistics of one `batch` (momentum None: a plain average), biases N(0, 0.05), and with
+    `transformer_weights` the weights of a model without BatchNorm N(0, 0.02); leaves it in eval mode."""
     bns = [m for m in net.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
     with torch.no_grad():
         if bns:
@@ -114,11 +115,11 @@ def _randomize(net: nn.Module) -> None:
                 m.momentum = None
                 m.reset_running_stats()
             net.train()
-            net(torch.randn(4, 3, 224, 224))
+            net(*batch)
         for n, p in net.named_parameters():
             if p.dim() == 1 and n.endswith("bias"):
                 p.normal_(0, 0.05)
-            elif not bns and p.dim() > 1:
+            elif transformer_weights and not bns and p.dim() > 1:
                 p.normal_(0, 0.02)
     net.eval()
 
@@ -126,7 +127,10 @@ def _randomize(net: nn.Module) -> None:
 def export(name: str, out: Path) -> Path:
     torch.manual_seed(0)
     if name in BATCH4:
-        net, xs = prepared(name)
+        cls, make_inputs = BATCH4[name]
+        net = cls()
+        _randomize(net, make_inputs(), transformer_weights=False)
+        xs = make_inputs()
         path = out / f"{name}.onnx"
         torch.onnx.export(net, xs, str(path), opset_version=17, dynamo=False,
                           input_names=[f"in{i}" for i in range(len(xs))] if len(xs) > 1 else ["input"])
@@ -136,7 +140,7 @@ def export(name: str, out: Path) -> Path:
         net, x = cls().eval(), make_input()
     else:
         net, x = _torchvision(name), torch.randn(1, 3, 224, 224)
-        _randomize(net)
+        _randomize(net, (torch.randn(4, 3, 224, 224),))
         net = _FirstOutput(net)
     path = out / f"{name}.onnx"
     torch.onnx.export(net, (x,), str(path), opset_version=17, dynamo=False, input_names=["input"])

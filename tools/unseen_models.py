@@ -249,7 +249,7 @@ class Recsys(nn.Module):
         return torch.sigmoid(self.top(torch.cat([z, inter[:, iu[0], iu[1]]], 1)))
 
 
-# name -> (module class, example inputs); BatchNorm statistics are taken from one batch of such inputs.
+# name -> (module class, example inputs); export_torch_models takes BatchNorm statistics from one such batch.
 BATCH4: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
     "seqlstm": (SeqLSTM, lambda: (torch.randint(0, 300, (1, 40)),)),
     "audio1d": (Audio1d, lambda: (torch.randn(1, 1, 16000),)),
@@ -266,23 +266,3 @@ BATCH4: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor
     "recsys": (Recsys, lambda: (torch.randn(4, 13), torch.randint(0, 1000, (4, 4)))),
 }
 
-
-def prepared(name: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
-    """The model in eval mode, its BatchNorm statistics from one batch of its inputs (momentum None:
-    a plain average) and biases N(0, 0.05), with example inputs."""
-    cls, make = BATCH4[name]
-    net = cls()
-    bns = [m for m in net.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
-    if bns:
-        net.train()
-        for m in bns:
-            m.momentum = None
-            m.reset_running_stats()
-        with torch.no_grad():
-            net(*make())
-    net.eval()
-    with torch.no_grad():
-        for pname, p in net.named_parameters():
-            if pname.endswith("bias") and p.dim() == 1:
-                p.normal_(0, 0.05)
-    return net, make()

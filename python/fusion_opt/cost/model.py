@@ -422,7 +422,7 @@ class _OpFacts:
     """What `estimate` needs of one op on one target, computed once (see `_facts`)."""
 
     __slots__ = ("compute_s", "reuse", "rereads", "window", "loop_elems", "result_elems", "elem_bytes",
-                 "parallelism", "parallel_elems", "iteration_s")
+                 "parallelism", "parallel_elems", "iteration_s", "scalar_lanes")
 
     def __init__(self, op: OpDesc, t: TargetDesc) -> None:
         self.compute_s = op_compute_s(op, t)
@@ -440,6 +440,8 @@ class _OpFacts:
         it = shape_facts(op, t)[2]
         self.iteration_s = (self.loop_elems / (t.peak("f32") * lookup_efficiency(dict(t.efficiency), it, 1.0))
                             if it else 0.0)
+        # as a group's root: the vector lanes its members lose, run in its scalar loop (a CPU window copy)
+        self.scalar_lanes = max(1, t.vector_bits // (8 * self.elem_bytes)) if it == "iteration.window" else 1
 
 
 class _TargetFacts:
@@ -577,7 +579,7 @@ def estimate(group: GroupView | Sequence[OpDesc], target: TargetDesc) -> Cost:
     # the strided window read is not vectorized): their compute at one lane of the vector's
     # (audio1d's GroupNorm + erf-GELU into a 64x3x1599 copy: predicted 271 us at vector rate, measured
     # 1.20 ms; at one lane 1.3 ms).
-    scalar = _scalar_lanes(root, rf, t)
+    scalar = rf.scalar_lanes
     if scalar > 1:
         compute = rf.compute_s + (compute - rf.compute_s) * scalar
     compute += rf.iteration_s
@@ -660,14 +662,6 @@ def estimate(group: GroupView | Sequence[OpDesc], target: TargetDesc) -> Cost:
     bound = max(terms, key=lambda k: terms[k])
     return Cost(flops, compute, int(traffic), int(dram), level, memory + cold, launch, spill, recompute, par, regs,
                 int(peak_temp), time, bound, t.dispatch_s)
-
-
-def _scalar_lanes(root: OpDesc, rf: "_OpFacts", t: TargetDesc) -> int:
-    """Vector lanes a group's members lose when fused into root: a CPU window copy's (`iteration.window`)
-    f32 lanes, else 1."""
-    if rf.iteration_s <= 0 or _cpu(t) is None or shape_facts(root, t)[2] != "iteration.window":
-        return 1
-    return max(1, t.vector_bits // (8 * rf.elem_bytes))
 
 
 def _input_ref(by_key: dict[tuple[object, ...], TensorRef], op: OpDesc, pos: int,

@@ -2,6 +2,8 @@
 op indices of every occurrence. They read kinds, maps, shapes and body ops, never ONNX names."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from ..analysis.classify import is_window_copy
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..fusion.legality import constant_ops, indexed
@@ -145,23 +147,25 @@ def _has_gelu(g: DataflowGraph, root: int, epi: list[int]) -> bool:
         body = g.ops[a].body_ops
         if body.count("arith.mulf") >= 2 and "arith.addf" in body:
             return True
-        up, todo = set(), [a]
-        while todo:
-            for p in g.ops[todo.pop()].operands:
-                if p is not None and p in chain and p not in up:
-                    up.add(p)
-                    todo.append(p)
-        down, todo = {a}, [a]
-        while todo:
-            for c in g.consumers(todo.pop()):
-                if c in chain and c not in down:
-                    down.add(c)
-                    todo.append(c)
+        up = _reach(a, lambda i: g.ops[i].operands, chain)
+        down = _reach(a, g.consumers, chain) | {a}
         for m in down - {a}:
             ins = set(g.ops[m].operands[:g.ops[m].num_dps_inputs] or g.ops[m].operands)
             if _body(g.ops[m], "arith.mulf") and ins & down and ins & up:
                 return True
     return False
+
+
+def _reach(start: int, step: Callable[[int], Iterable[int | None]], within: set[int]) -> set[int]:
+    """Ops of `within` reachable from `start` (excluded) by repeated `step` (producers or consumers)."""
+    seen: set[int] = set()
+    todo = [start]
+    while todo:
+        for n in step(todo.pop()):
+            if n is not None and n in within and n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
 
 
 def _is_sigmoid(op: OpDesc) -> bool:
