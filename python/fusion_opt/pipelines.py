@@ -32,6 +32,7 @@ from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
 from .rewrites.layout import AUTO_NAME, auto_rewrite, to_channels_last
 from .transforms.dispatch_regions import apply_plan
+from .transforms.flat_taps import rewrite_flat_taps
 from .transforms.padded_results import write_pads_into_regions
 
 # Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
@@ -199,4 +200,5 @@ def write_regions(planned: list[PlannedFunction]) -> int:
         n += apply_plan(p.func_op, p.ops, p.plan)
         if p.pads_into_regions:
             write_pads_into_regions(p.func_op)
+            rewrite_flat_taps(p.func_op)
     return n

@@ -111,3 +111,31 @@ def pad_conv3x3_tail(f: int, h: int, nhwc: bool) -> str:
       ins(%p, %w : tensor<{padded}xf32>, tensor<{filt}xf32>) outs(%fo : tensor<{act}xf32>) -> tensor<{act}xf32>
   return %c : tensor<{act}xf32>
 """
+
+
+def matmul_pool_mlir(f: int, c: int, h: int, low: int, high: int, body: str, pad: str) -> str:
+    """`matmul_relu_head`, its `[f, h*h]` result split into rows, padded by `low`/`high` along rows and
+    columns with `pad` and reduced over 3x3 windows at stride 1 by `body` (`arith.addf`/`arith.maximumf`)."""
+    p = h + low + high
+    o = p - 2
+    return matmul_relu_head(f, c, h, "", f"tensor<{f}x{o}x{o}xf32>") + f"""\
+  %ex = tensor.expand_shape %r [[0], [1, 2]] output_shape [{f}, {h}, {h}] : tensor<{f}x{h * h}xf32> into tensor<{f}x{h}x{h}xf32>
+  %pv = arith.constant {pad} : f32
+  %p = tensor.pad %ex low[0, {low}, {low}] high[0, {high}, {high}] {{
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %pv : f32
+  }} : tensor<{f}x{h}x{h}xf32> to tensor<{f}x{p}x{p}xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %eo = tensor.empty() : tensor<{f}x{o}x{o}xf32>
+  %init = linalg.fill ins(%pv : f32) outs(%eo : tensor<{f}x{o}x{o}xf32>) -> tensor<{f}x{o}x{o}xf32>
+  %pool = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d3, d2 + d4)>,
+      affine_map<(d0, d1, d2, d3, d4) -> (d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}}
+      ins(%p, %win : tensor<{f}x{p}x{p}xf32>, tensor<3x3xf32>) outs(%init : tensor<{f}x{o}x{o}xf32>) {{
+  ^bb0(%in: f32, %wn: f32, %acc: f32):
+    %v = {body} %acc, %in : f32
+    linalg.yield %v : f32
+  }} -> tensor<{f}x{o}x{o}xf32>
+  return %pool : tensor<{f}x{o}x{o}xf32>
+}}
+"""

@@ -13,7 +13,8 @@ from fusion_opt.cost.model import data_tileable
 from fusion_opt.fusion import plan as plan_with
 from fusion_opt.fusion.epilogue_split import epilogue, light, pad_of
 
-from ir_helpers import conv3x3_ref, describe_text, matmul_pad_conv_mlir, matmul_relu_head, pad_conv3x3_tail
+from ir_helpers import (conv3x3_ref, describe_text, matmul_pad_conv_mlir, matmul_pool_mlir,
+                        pad_conv3x3_tail)
 
 
 def _channels_last(c: int, f: int, h: int, out_map: str = "(h, w, f)") -> str:
@@ -185,39 +186,14 @@ func.func @t(%x: tensor<8x16xf32>) -> tensor<16x8xf32> {
     assert inj and not light(inj[0])
 
 
-def _matmul_pad_pool(f: int, c: int, h: int) -> str:
-    """A 1x1 conv's matmul + bias + relu, its rows split to [F, H, W], padded by 1 for a 3x3 sum pool
-    (which `pool-taps` makes a sum of nine slices, the centre one the pad's interior)."""
-    hw, p = h * h, h + 2
-    return matmul_relu_head(f, c, h, "", f"tensor<{f}x{h}x{h}xf32>") + f"""\
-  %ex = tensor.expand_shape %r [[0], [1, 2]] output_shape [{f}, {h}, {h}] : tensor<{f}x{hw}xf32> into tensor<{f}x{h}x{h}xf32>
-  %p = tensor.pad %ex low[0, 1, 1] high[0, 1, 1] {{
-  ^bb0(%i: index, %j: index, %k: index):
-    tensor.yield %z : f32
-  }} : tensor<{f}x{h}x{h}xf32> to tensor<{f}x{p}x{p}xf32>
-  %win = tensor.empty() : tensor<3x3xf32>
-  %e = tensor.empty() : tensor<{f}x{h}x{h}xf32>
-  %fo = linalg.fill ins(%z : f32) outs(%e : tensor<{f}x{h}x{h}xf32>) -> tensor<{f}x{h}x{h}xf32>
-  %s = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d3, d2 + d4)>,
-      affine_map<(d0, d1, d2, d3, d4) -> (d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>],
-      iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}}
-      ins(%p, %win : tensor<{f}x{p}x{p}xf32>, tensor<3x3xf32>) outs(%fo : tensor<{f}x{h}x{h}xf32>) {{
-  ^bb0(%in: f32, %u: f32, %o: f32):
-    %a = arith.addf %o, %in : f32
-    linalg.yield %a : f32
-  }} -> tensor<{f}x{h}x{h}xf32>
-  return %s : tensor<{f}x{h}x{h}xf32>
-}}
-"""
-
-
 def test_no_split_where_window_taps_read_the_pad_interior() -> None:
-    """A pad read by window taps keeps its copy whoever forms its producer (IREE folds the centre tap's
-    slice into the pad's source, so the taps read the unpadded value too): splitting the epilogue off would
-    only add its dispatch. The epilogue stays in the matmul's group; one copy, numerics hold."""
+    """A pad read by window taps: IREE folds the centre tap's slice into the pad's source, so the taps read
+    the unpadded value too and an epilogue split off would not be written in place, only add its dispatch.
+    The epilogue stays in the matmul's group, whose result is then padded flat (transforms/flat_taps.py):
+    no copy; numerics hold."""
     f, c, h = 32, 48, 16
-    m = fo.compile_mlir(_matmul_pad_pool(f, c, h), layout="nchw")
-    assert not _notes(m) and copy_dispatches(m.artifact.sites) == 1, m.report()
+    m = fo.compile_mlir(matmul_pool_mlir(f, c, h, 1, 1, "arith.addf", "0.0"), layout="nchw")
+    assert not _notes(m) and copy_dispatches(m.artifact.sites) == 0, m.report()
     rng = np.random.default_rng(3)
     x = rng.standard_normal((c, h * h)).astype(np.float32)
     w1 = (rng.standard_normal((f, c)) * 0.2).astype(np.float32)

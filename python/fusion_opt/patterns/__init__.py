@@ -103,7 +103,9 @@ PATTERNS: tuple[Pattern, ...] = (
             "ours whose result has the padded layout (or is a whole 7x7 image to split into rows), ending with an insert "
             "into it (transforms/padded_results.py); a "
             "matmul's epilogue handed to IREE to be written in place where the cost model says so (the matmul stays "
-            "collapsible, no copy: fusion/epilogue_split.py; DenseNet-121 0.91x)", match.pad_conv),
+            "collapsible, no copy: fusion/epilogue_split.py; DenseNet-121 0.91x); a matmul result padded for stride-1 window "
+            "taps padded flat, the taps flat slices with their column shifts masked (transforms/flat_taps.py; "
+            "Inception-v2 copies 9 -> 3)", match.pad_conv),
     Pattern("linear-gelu", "GELU (erf or tanh form) after a matmul: a transcendental epilogue that is free when "
             "fused into the matmul's output tile", "one group with the matmul", match.linear_gelu),
     Pattern("silu", "x*sigmoid(x) and x*sigmoid(1.702x): the sigmoid's result never needs memory",

@@ -1,0 +1,138 @@
+"""Window taps over a padded `[.., H*W]` region result read from a flat padded buffer (issue 6's pad copies).
+
+A 1x1 conv's matmul writes `[F, H*W]`; an `expand_shape` splits it into rows `[F, H, W]` and a
+`tensor.pad` pads the rows and columns for a stride-1 window (Inception-v2's average pools, moved after
+their 1x1 convs by `pool-conv-swap`; a depthwise conv after a 1x1 conv). IREE 3.13 cannot store the
+matmul's result into the padded buffer through the reshape, so the pad became a `slow_memcpy` dispatch
+of its own (Inception-v2: 6 of its 9 copies); storing the matmul's data-tiled tiles through the reshape
+instead was measured slower than the copy (transforms/padded_results.py).
+
+Padded flat, the buffer needs no reshape: `[F, lo + H*W + hi]` with `lo = low_h * W + low_w` (and `hi`
+alike), into which the matmul's region stores its own tiles at an offset (padded_results.py, a box of
+its result), and each window tap `(dh, dw)` is the flat slice at `lo + dh * W + dw`, reshaped to rows
+inside the taps' region. Rows above and below the image read the buffer's padding; a column shift reads
+the neighbouring row's edge instead of the padding, so the taps' op reads such a slice through a select
+on its column index (`w + dw` outside `[0, W)` -> the pad value): every element of every tap is the one
+the padded slice held. Measured (2026-12-03, this 2-core AVX-512 VM, 400 interleaved calls of the
+matmul + 3x3 average pool + ReLU): 32x784 (K 192) 98.1 -> 97.9 us, 128x196 (K 576) 257 -> 260 us, one
+dispatch fewer and no copy; a flat slice read through a linearized map (`d1 * W + d2`) instead of the
+in-region reshape ran 15-20% slower.
+"""
+from __future__ import annotations
+
+from ..ir import arith, block_ops, defining_op, ir, linalg, static_pad, tensor
+from .padded_results import _pad_value, _rewrite as write_pad_into_region, _static
+
+
+def _single_use(v: ir.Value) -> bool:
+    return len(list(v.uses)) == 1
+
+
+def _ints(op: ir.Operation, name: str) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(op.attributes[name]))
+
+
+def _row_split(exp: ir.Operation) -> bool:
+    """An `expand_shape` that splits only the last dim in two (`[.., H*W]` -> `[.., H, W]`)."""
+    groups = [[ir.IntegerAttr(i).value for i in g] for g in ir.ArrayAttr(exp.attributes["reassociation"])]
+    n = len(groups)
+    return groups == [[k] for k in range(n - 1)] + [[n - 1, n]]
+
+
+def _identity_readers(s: ir.Operation, region: ir.Operation, rank: int) -> list[tuple[ir.Operation, int]] | None:
+    """(generic, operand number) of each use of slice `s`: a `linalg.generic` in `region` reading it through
+    the identity map of `rank` loops; None when any use is something else."""
+    out = []
+    ident = ir.AffineMap.get_identity(rank)
+    for use in s.results[0].uses:
+        g = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if g.name != "linalg.generic" or g.parent is None or g.parent.operation != region.operation:
+            return None
+        maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(g.attributes["indexing_maps"])]
+        if maps[use.operand_number] != ident:
+            return None
+        out.append((g, use.operand_number))
+    return out
+
+
+def _mask_column(g: ir.Operation, operand: int, dw: int, width: int, value: ir.Attribute) -> None:
+    """In generic `g`'s body, read operand `operand` as the pad value where its column `w + dw` is outside
+    `[0, width)` (the innermost loop is the column)."""
+    blk = g.regions[0].blocks[0]
+    arg = blk.arguments[operand]
+    uses = [(u.owner, u.operand_number) for u in arg.uses]
+    rank = ir.RankedTensorType(g.results[0].type).rank
+    first = next(iter(blk.operations))
+    with g.location, ir.InsertionPoint(first):
+        w = linalg.IndexOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 1)).result
+        bound = arith.ConstantOp(ir.IndexType.get(), -dw if dw < 0 else width - dw).result
+        ok = arith.CmpIOp(arith.CmpIPredicate.uge if dw < 0 else arith.CmpIPredicate.ult, w, bound).result
+        pad = arith.ConstantOp(arg.type, value).result
+        sel = arith.SelectOp(ok, arg, pad).result
+    for owner, k in uses:
+        owner.operands[k] = sel
+
+
+def rewrite_flat_taps(func_op: ir.Operation) -> int:
+    """Rewrite every eligible top-level `tensor.pad` of `func_op` (see the module docstring); returns how
+    many. Eligible: the pad of a row-splitting `expand_shape` of a region result used only by them,
+    static, by a constant, along the last two dims only; every reader a unit-stride slice of the source's
+    shape inside one region, read by generics of that region through the identity map."""
+    with func_op.context:
+        return sum(_rewrite(op) for op in block_ops(func_op) if op.name == "tensor.pad")
+
+
+def _rewrite(pad: ir.Operation) -> bool:
+    low, high = _static(pad, "static_low"), _static(pad, "static_high")
+    src = pad.operands[0]
+    exp = defining_op(src)
+    if low is None or high is None or exp is None or exp.name != "tensor.expand_shape" or not _single_use(src):
+        return False
+    flat = exp.operands[0]
+    producer = defining_op(flat)
+    if producer is None or producer.name != "flow.dispatch.region" or not _single_use(flat) or not _row_split(exp):
+        return False
+    src_t, flat_t = ir.RankedTensorType(src.type), ir.RankedTensorType(flat.type)
+    if not (src_t.has_static_shape and flat_t.has_static_shape):
+        return False
+    n = src_t.rank
+    if any(low[:n - 2] + high[:n - 2]) or not any(low + high):
+        return False
+    with pad.location:
+        value = _pad_value(pad, src_t.element_type)
+    if value is None:
+        return False
+    shape = list(src_t.shape)
+    h, w = shape[-2:]
+    slices = [u.owner.operation if hasattr(u.owner, "operation") else u.owner for u in pad.results[0].uses]
+    taps: list[tuple[ir.Operation, int, list[tuple[ir.Operation, int, int]]]] = []
+    for s in slices:
+        if s.name != "tensor.extract_slice" or s.parent is None or s.parent.name != "flow.dispatch.region":
+            return False
+        if len(s.operands) != 1 or _ints(s, "static_sizes") != shape or set(_ints(s, "static_strides")) != {1}:
+            return False
+        offs = _ints(s, "static_offsets")
+        if any(offs[:n - 2]) or s.parent.operation != slices[0].parent.operation:
+            return False
+        readers = _identity_readers(s, s.parent, n)
+        if readers is None:
+            return False
+        dh, dw = offs[-2] - low[-2], offs[-1] - low[-1]
+        taps.append((s, dh * w + dw, [(g, k, dw) for g, k in readers] if dw else []))
+    lo, hi = low[-2] * w + low[-1], high[-2] * w + high[-1]
+    with pad.location, ir.InsertionPoint(pad):
+        buf = static_pad(flat, [0] * (n - 2) + [lo], [0] * (n - 2) + [hi], arith.ConstantOp(src_t.element_type, value).result)
+    reassoc = [[k] for k in range(n - 2)] + [[n - 2, n - 1]]
+    for s, shift, readers in taps:
+        with s.location, ir.InsertionPoint(s):
+            part = tensor.ExtractSliceOp(flat_t, buf, [], [], [], [0] * (n - 2) + [lo + shift],
+                                         list(flat_t.shape), [1] * (n - 1)).result
+            rows = tensor.ExpandShapeOp(src_t, part, reassoc, [], shape).result
+        s.results[0].replace_all_uses_with(rows)
+        s.erase()
+        for g, k, dw in readers:
+            _mask_column(g, k, dw, w, value)
+    pad.erase()
+    exp.erase()
+    write_pad_into_region(defining_op(buf))
+    return True
