@@ -113,29 +113,55 @@ def pad_conv3x3_tail(f: int, h: int, nhwc: bool) -> str:
 """
 
 
-def matmul_pool_mlir(f: int, c: int, h: int, low: int, high: int, body: str, pad: str) -> str:
+def matmul_pool_mlir(f: int, c: int, h: int, low: int, high: int, body: str, pad: str,
+                     channels_last: bool = False) -> str:
     """`matmul_relu_head`, its `[f, h*h]` result split into rows, padded by `low`/`high` along rows and
-    columns with `pad` and reduced over 3x3 windows at stride 1 by `body` (`arith.addf`/`arith.maximumf`)."""
-    p = h + low + high
+    columns with `pad` and reduced over 3x3 windows at stride 1 by `body` (`arith.addf`/`arith.maximumf`).
+    `channels_last`: `@f(%x: [h*h, c], %w1: [c, f], %b: [f])`, the matmul's `[h*h, f]` result split into
+    `[h, h, f]`."""
+    p, hw = h + low + high, h * h
     o = p - 2
-    return matmul_relu_head(f, c, h, "", f"tensor<{f}x{o}x{o}xf32>") + f"""\
-  %ex = tensor.expand_shape %r [[0], [1, 2]] output_shape [{f}, {h}, {h}] : tensor<{f}x{h * h}xf32> into tensor<{f}x{h}x{h}xf32>
+    img, pimg, oimg = ((f"{h}x{h}x{f}", f"{p}x{p}x{f}", f"{o}x{o}x{f}") if channels_last else
+                       (f"{f}x{h}x{h}", f"{f}x{p}x{p}", f"{f}x{o}x{o}"))
+    if channels_last:
+        head = f"""
+func.func @f(%x: tensor<{hw}x{c}xf32>, %w1: tensor<{c}x{f}xf32>, %b: tensor<{f}xf32>) -> tensor<{oimg}xf32> {{
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<{hw}x{f}xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<{hw}x{f}xf32>) -> tensor<{hw}x{f}xf32>
+  %mm = linalg.matmul ins(%x, %w1 : tensor<{hw}x{c}xf32>, tensor<{c}x{f}xf32>) outs(%f2 : tensor<{hw}x{f}xf32>) -> tensor<{hw}x{f}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (b)>, affine_map<(a, b) -> (a, b)>],
+      iterator_types = ["parallel", "parallel"]}} ins(%mm, %b : tensor<{hw}x{f}xf32>, tensor<{f}xf32>) outs(%e2 : tensor<{hw}x{f}xf32>) {{
+  ^bb0(%a: f32, %bb: f32, %o: f32):
+    %s = arith.addf %a, %bb : f32
+    %m = arith.maximumf %s, %z : f32
+    linalg.yield %m : f32
+  }} -> tensor<{hw}x{f}xf32>
+  %ex = tensor.expand_shape %r [[0, 1], [2]] output_shape [{h}, {h}, {f}] : tensor<{hw}x{f}xf32> into tensor<{img}xf32>
+"""
+        lows, highs, win = f"{low}, {low}, 0", f"{high}, {high}, 0", "(d0 + d3, d1 + d4, d2)"
+    else:
+        head = matmul_relu_head(f, c, h, "", f"tensor<{oimg}xf32>") + f"""\
+  %ex = tensor.expand_shape %r [[0], [1, 2]] output_shape [{f}, {h}, {h}] : tensor<{f}x{hw}xf32> into tensor<{img}xf32>
+"""
+        lows, highs, win = f"0, {low}, {low}", f"0, {high}, {high}", "(d0, d1 + d3, d2 + d4)"
+    return head + f"""\
   %pv = arith.constant {pad} : f32
-  %p = tensor.pad %ex low[0, {low}, {low}] high[0, {high}, {high}] {{
+  %p = tensor.pad %ex low[{lows}] high[{highs}] {{
   ^bb0(%i: index, %j: index, %k: index):
     tensor.yield %pv : f32
-  }} : tensor<{f}x{h}x{h}xf32> to tensor<{f}x{p}x{p}xf32>
+  }} : tensor<{img}xf32> to tensor<{pimg}xf32>
   %win = tensor.empty() : tensor<3x3xf32>
-  %eo = tensor.empty() : tensor<{f}x{o}x{o}xf32>
-  %init = linalg.fill ins(%pv : f32) outs(%eo : tensor<{f}x{o}x{o}xf32>) -> tensor<{f}x{o}x{o}xf32>
-  %pool = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d3, d2 + d4)>,
+  %eo = tensor.empty() : tensor<{oimg}xf32>
+  %init = linalg.fill ins(%pv : f32) outs(%eo : tensor<{oimg}xf32>) -> tensor<{oimg}xf32>
+  %pool = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> {win}>,
       affine_map<(d0, d1, d2, d3, d4) -> (d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>],
       iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}}
-      ins(%p, %win : tensor<{f}x{p}x{p}xf32>, tensor<3x3xf32>) outs(%init : tensor<{f}x{o}x{o}xf32>) {{
+      ins(%p, %win : tensor<{pimg}xf32>, tensor<3x3xf32>) outs(%init : tensor<{oimg}xf32>) {{
   ^bb0(%in: f32, %wn: f32, %acc: f32):
     %v = {body} %acc, %in : f32
     linalg.yield %v : f32
-  }} -> tensor<{f}x{o}x{o}xf32>
-  return %pool : tensor<{f}x{o}x{o}xf32>
+  }} -> tensor<{oimg}xf32>
+  return %pool : tensor<{oimg}xf32>
 }}
 """

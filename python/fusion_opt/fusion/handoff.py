@@ -52,6 +52,7 @@ from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..analysis.classify import map_results
 from ..cost.model import is_free
 from .constraints import Constraints
+from .epilogue_split import reads_interior
 from .legality import reads_at_offset
 from .plan import FusionPlan, Group
 
@@ -153,7 +154,14 @@ def _h_padded(graph: DataflowGraph, g: Group) -> str | None:
     work = [graph.ops[i] for i in g.ops if graph.ops[i].name != "linalg.fill"]
     deep = len(work) == 1 and work[0].kind not in _COMPUTE
     outs = (c for i in g.ops for c in (_through_reshapes(graph, i) if deep else graph.consumers(i)))
-    return REASON if any(graph.ops[c].kind is OpKind.PAD for c in outs) else None
+    # Not a matmul's group whose pad a window-taps op reads through its interior (its centre tap): IREE folds that
+    # slice into the pad's source, which then has two uses, so IREE copies it into the padded buffer
+    # (epilogue_split.reads_interior), where our region stores into it in place (transforms/padded_results.py,
+    # flat_taps.py): a 1x1 conv before a depthwise 3x3 (one copy dispatch less). Pools and LRNs stay handed
+    # back: kept, Inception-v1's ran 1.78x slower (paired, 2026-12-03).
+    matmul = any(graph.ops[i].kind is OpKind.CONTRACTION for i in g.ops)
+    return REASON if any(graph.ops[c].kind is OpKind.PAD and not (matmul and reads_interior(graph, c))
+                         for c in outs) else None
 
 
 _HOW = {"1x1 stride-1": "to a matmul", "grouped/depthwise": "generalized, unit batch dim folded"}

@@ -8,7 +8,7 @@ of its own (Inception-v2: 6 of its 9 copies); storing the matmul's data-tiled ti
 instead was measured slower than the copy (transforms/padded_results.py).
 
 Padded flat, the buffer needs no reshape: `[F, lo + H*W + hi]` with `lo = low_h * W + low_w` (and `hi`
-alike), into which the matmul's region stores its own tiles at an offset (padded_results.py, a box of
+alike; channels-last, `[lo + H*W + hi, F]`: the split dim may be any one), into which the matmul's region stores its own tiles at an offset (padded_results.py, a box of
 its result), and each window tap `(dh, dw)` is the flat slice at `lo + dh * W + dw`, reshaped to rows
 inside the taps' region. Rows above and below the image read the buffer's padding; a column shift reads
 the neighbouring row's edge instead of the padding, so the taps' op reads such a slice through a select
@@ -32,11 +32,14 @@ def _ints(op: ir.Operation, name: str) -> list[int]:
     return list(ir.DenseI64ArrayAttr(op.attributes[name]))
 
 
-def _row_split(exp: ir.Operation) -> bool:
-    """An `expand_shape` that splits only the last dim in two (`[.., H*W]` -> `[.., H, W]`)."""
+def _row_split(exp: ir.Operation) -> int | None:
+    """The dim `k` an `expand_shape` splits in two (`[.., H*W, ..]` -> `[.., H, W, ..]`: dims k, k+1 of its
+    result), when it splits that one dim only; else None."""
     groups = [[ir.IntegerAttr(i).value for i in g] for g in ir.ArrayAttr(exp.attributes["reassociation"])]
-    n = len(groups)
-    return groups == [[k] for k in range(n - 1)] + [[n - 1, n]]
+    split = [j for j, g in enumerate(groups) if len(g) != 1]
+    if len(split) != 1 or len(groups[split[0]]) != 2:
+        return None
+    return groups[split[0]][0]
 
 
 def _identity_readers(s: ir.Operation, region: ir.Operation, rank: int) -> list[tuple[ir.Operation, int]] | None:
@@ -55,16 +58,15 @@ def _identity_readers(s: ir.Operation, region: ir.Operation, rank: int) -> list[
     return out
 
 
-def _mask_column(g: ir.Operation, operand: int, dw: int, width: int, value: ir.Attribute) -> None:
+def _mask_column(g: ir.Operation, operand: int, col: int, dw: int, width: int, value: ir.Attribute) -> None:
     """In generic `g`'s body, read operand `operand` as the pad value where its column `w + dw` is outside
-    `[0, width)` (the innermost loop is the column)."""
+    `[0, width)` (loop `col` is the column: the operand is read through the identity map)."""
     blk = g.regions[0].blocks[0]
     arg = blk.arguments[operand]
     uses = [(u.owner, u.operand_number) for u in arg.uses]
-    rank = ir.RankedTensorType(g.results[0].type).rank
     first = next(iter(blk.operations))
     with g.location, ir.InsertionPoint(first):
-        w = linalg.IndexOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank - 1)).result
+        w = linalg.IndexOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), col)).result
         bound = arith.ConstantOp(ir.IndexType.get(), -dw if dw < 0 else width - dw).result
         ok = arith.CmpIOp(arith.CmpIPredicate.uge if dw < 0 else arith.CmpIPredicate.ult, w, bound).result
         pad = arith.ConstantOp(arg.type, value).result
@@ -90,20 +92,22 @@ def _rewrite(pad: ir.Operation) -> bool:
         return False
     flat = exp.operands[0]
     producer = defining_op(flat)
-    if producer is None or producer.name != "flow.dispatch.region" or not _single_use(flat) or not _row_split(exp):
+    k = _row_split(exp)
+    if producer is None or producer.name != "flow.dispatch.region" or not _single_use(flat) or k is None:
         return False
     src_t, flat_t = ir.RankedTensorType(src.type), ir.RankedTensorType(flat.type)
     if not (src_t.has_static_shape and flat_t.has_static_shape):
         return False
     n = src_t.rank
-    if any(low[:n - 2] + high[:n - 2]) or not any(low + high):
+    rest = [j for j in range(n) if j not in (k, k + 1)]
+    if any(low[j] or high[j] for j in rest) or not any(low + high):
         return False
     with pad.location:
         value = _pad_value(pad, src_t.element_type)
     if value is None:
         return False
     shape = list(src_t.shape)
-    h, w = shape[-2:]
+    h, w = shape[k], shape[k + 1]
     slices = [u.owner.operation if hasattr(u.owner, "operation") else u.owner for u in pad.results[0].uses]
     taps: list[tuple[ir.Operation, int, list[tuple[ir.Operation, int, int]]]] = []
     for s in slices:
@@ -112,26 +116,28 @@ def _rewrite(pad: ir.Operation) -> bool:
         if len(s.operands) != 1 or _ints(s, "static_sizes") != shape or set(_ints(s, "static_strides")) != {1}:
             return False
         offs = _ints(s, "static_offsets")
-        if any(offs[:n - 2]) or s.parent.operation != slices[0].parent.operation:
+        if any(offs[j] for j in rest) or s.parent.operation != slices[0].parent.operation:
             return False
         readers = _identity_readers(s, s.parent, n)
         if readers is None:
             return False
-        dh, dw = offs[-2] - low[-2], offs[-1] - low[-1]
+        dh, dw = offs[k] - low[k], offs[k + 1] - low[k + 1]
         taps.append((s, dh * w + dw, [(g, k, dw) for g, k in readers] if dw else []))
-    lo, hi = low[-2] * w + low[-1], high[-2] * w + high[-1]
+    lo, hi = low[k] * w + low[k + 1], high[k] * w + high[k + 1]
+    at = [0] * (n - 1)
     with pad.location, ir.InsertionPoint(pad):
-        buf = static_pad(flat, [0] * (n - 2) + [lo], [0] * (n - 2) + [hi], arith.ConstantOp(src_t.element_type, value).result)
-    reassoc = [[k] for k in range(n - 2)] + [[n - 2, n - 1]]
+        buf = static_pad(flat, at[:k] + [lo] + at[k:-1], at[:k] + [hi] + at[k:-1],
+                         arith.ConstantOp(src_t.element_type, value).result)
+    reassoc = [[j] for j in range(k)] + [[k, k + 1]] + [[j] for j in range(k + 2, n)]
     for s, shift, readers in taps:
         with s.location, ir.InsertionPoint(s):
-            part = tensor.ExtractSliceOp(flat_t, buf, [], [], [], [0] * (n - 2) + [lo + shift],
+            part = tensor.ExtractSliceOp(flat_t, buf, [], [], [], at[:k] + [lo + shift] + at[k:-1],
                                          list(flat_t.shape), [1] * (n - 1)).result
             rows = tensor.ExpandShapeOp(src_t, part, reassoc, [], shape).result
         s.results[0].replace_all_uses_with(rows)
         s.erase()
-        for g, k, dw in readers:
-            _mask_column(g, k, dw, w, value)
+        for g, j, dw in readers:
+            _mask_column(g, j, k + 1, dw, w, value)
     pad.erase()
     exp.erase()
     write_pad_into_region(defining_op(buf))
