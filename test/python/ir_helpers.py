@@ -68,23 +68,26 @@ def conv3x3_ref(a: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out
 
 
-def matmul_relu_head(f: int, c: int, h: int, args: str, result: str) -> str:
+def matmul_relu_head(f: int, c: int, h: int, args: str, result: str, channels_last: bool = False) -> str:
     """`@f(%x: [c, h*h], %w1: [f, c], %b: [f]<args>) -> <result>` up to `%r`: a 1x1 conv's matmul + bias +
-    ReLU, `[f, h*h]` (needs the caller's reshape and tail)."""
+    ReLU, `[f, h*h]` (needs the caller's reshape and tail). `channels_last`: `%x: [h*h, c]`, `%w1: [c, f]`,
+    `%r`: `[h*h, f]`."""
     hw = h * h
+    xt, wt, rt = (f"{hw}x{c}", f"{c}x{f}", f"{hw}x{f}") if channels_last else (f"{c}x{hw}", f"{f}x{c}", f"{f}x{hw}")
+    lhs, lhs_t, rhs, rhs_t, bias = ("%x", xt, "%w1", wt, "(b)") if channels_last else ("%w1", wt, "%x", xt, "(a)")
     return f"""
-func.func @f(%x: tensor<{c}x{hw}xf32>, %w1: tensor<{f}x{c}xf32>, %b: tensor<{f}xf32>{args}) -> {result} {{
+func.func @f(%x: tensor<{xt}xf32>, %w1: tensor<{wt}xf32>, %b: tensor<{f}xf32>{args}) -> {result} {{
   %z = arith.constant 0.0 : f32
-  %e2 = tensor.empty() : tensor<{f}x{hw}xf32>
-  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<{f}x{hw}xf32>) -> tensor<{f}x{hw}xf32>
-  %mm = linalg.matmul ins(%w1, %x : tensor<{f}x{c}xf32>, tensor<{c}x{hw}xf32>) outs(%f2 : tensor<{f}x{hw}xf32>) -> tensor<{f}x{hw}xf32>
-  %r = linalg.generic {{indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (a)>, affine_map<(a, b) -> (a, b)>],
-      iterator_types = ["parallel", "parallel"]}} ins(%mm, %b : tensor<{f}x{hw}xf32>, tensor<{f}xf32>) outs(%e2 : tensor<{f}x{hw}xf32>) {{
+  %e2 = tensor.empty() : tensor<{rt}xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<{rt}xf32>) -> tensor<{rt}xf32>
+  %mm = linalg.matmul ins({lhs}, {rhs} : tensor<{lhs_t}xf32>, tensor<{rhs_t}xf32>) outs(%f2 : tensor<{rt}xf32>) -> tensor<{rt}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> {bias}>, affine_map<(a, b) -> (a, b)>],
+      iterator_types = ["parallel", "parallel"]}} ins(%mm, %b : tensor<{rt}xf32>, tensor<{f}xf32>) outs(%e2 : tensor<{rt}xf32>) {{
   ^bb0(%a: f32, %bb: f32, %o: f32):
     %s = arith.addf %a, %bb : f32
     %m = arith.maximumf %s, %z : f32
     linalg.yield %m : f32
-  }} -> tensor<{f}x{hw}xf32>
+  }} -> tensor<{rt}xf32>
 """
 
 
@@ -124,19 +127,7 @@ def matmul_pool_mlir(f: int, c: int, h: int, low: int, high: int, body: str, pad
     img, pimg, oimg = ((f"{h}x{h}x{f}", f"{p}x{p}x{f}", f"{o}x{o}x{f}") if channels_last else
                        (f"{f}x{h}x{h}", f"{f}x{p}x{p}", f"{f}x{o}x{o}"))
     if channels_last:
-        head = f"""
-func.func @f(%x: tensor<{hw}x{c}xf32>, %w1: tensor<{c}x{f}xf32>, %b: tensor<{f}xf32>) -> tensor<{oimg}xf32> {{
-  %z = arith.constant 0.0 : f32
-  %e2 = tensor.empty() : tensor<{hw}x{f}xf32>
-  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<{hw}x{f}xf32>) -> tensor<{hw}x{f}xf32>
-  %mm = linalg.matmul ins(%x, %w1 : tensor<{hw}x{c}xf32>, tensor<{c}x{f}xf32>) outs(%f2 : tensor<{hw}x{f}xf32>) -> tensor<{hw}x{f}xf32>
-  %r = linalg.generic {{indexing_maps = [affine_map<(a, b) -> (a, b)>, affine_map<(a, b) -> (b)>, affine_map<(a, b) -> (a, b)>],
-      iterator_types = ["parallel", "parallel"]}} ins(%mm, %b : tensor<{hw}x{f}xf32>, tensor<{f}xf32>) outs(%e2 : tensor<{hw}x{f}xf32>) {{
-  ^bb0(%a: f32, %bb: f32, %o: f32):
-    %s = arith.addf %a, %bb : f32
-    %m = arith.maximumf %s, %z : f32
-    linalg.yield %m : f32
-  }} -> tensor<{hw}x{f}xf32>
+        head = matmul_relu_head(f, c, h, "", f"tensor<{oimg}xf32>", channels_last=True) + f"""\
   %ex = tensor.expand_shape %r [[0, 1], [2]] output_shape [{h}, {h}, {f}] : tensor<{hw}x{f}xf32> into tensor<{img}xf32>
 """
         lows, highs, win = f"{low}, {low}, 0", f"{high}, {high}, 0", "(d0 + d3, d1 + d4, d2)"
