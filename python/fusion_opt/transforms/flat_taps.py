@@ -21,11 +21,7 @@ in-region reshape ran 15-20% slower.
 from __future__ import annotations
 
 from ..ir import arith, block_ops, defining_op, ir, linalg, static_pad, tensor
-from .padded_results import _pad_value, _rewrite as write_pad_into_region, _static
-
-
-def _single_use(v: ir.Value) -> bool:
-    return len(list(v.uses)) == 1
+from .padded_results import pad_constant, single_use, static_amounts, write_pad_into_region
 
 
 def _ints(op: ir.Operation, name: str) -> list[int]:
@@ -85,15 +81,15 @@ def rewrite_flat_taps(func_op: ir.Operation) -> int:
 
 
 def _rewrite(pad: ir.Operation) -> bool:
-    low, high = _static(pad, "static_low"), _static(pad, "static_high")
+    low, high = static_amounts(pad, "static_low"), static_amounts(pad, "static_high")
     src = pad.operands[0]
     exp = defining_op(src)
-    if low is None or high is None or exp is None or exp.name != "tensor.expand_shape" or not _single_use(src):
+    if low is None or high is None or exp is None or exp.name != "tensor.expand_shape" or not single_use(src):
         return False
     flat = exp.operands[0]
     producer = defining_op(flat)
     k = _row_split(exp)
-    if producer is None or producer.name != "flow.dispatch.region" or not _single_use(flat) or k is None:
+    if producer is None or producer.name != "flow.dispatch.region" or not single_use(flat) or k is None:
         return False
     src_t, flat_t = ir.RankedTensorType(src.type), ir.RankedTensorType(flat.type)
     if not (src_t.has_static_shape and flat_t.has_static_shape):
@@ -103,7 +99,7 @@ def _rewrite(pad: ir.Operation) -> bool:
     if any(low[j] or high[j] for j in rest) or not any(low + high):
         return False
     with pad.location:
-        value = _pad_value(pad, src_t.element_type)
+        value = pad_constant(pad, src_t.element_type)
     if value is None:
         return False
     shape = list(src_t.shape)

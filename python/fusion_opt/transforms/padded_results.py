@@ -32,7 +32,7 @@ from ..ir import arith, block_ops, defining_op, ir, linalg, pad_value, tensor
 from .dispatch_regions import unwrap_region, wrap_group
 
 
-def _single_use(v: ir.Value) -> bool:
+def single_use(v: ir.Value) -> bool:
     return len(list(v.uses)) == 1
 
 
@@ -47,7 +47,7 @@ def attach_units(rank: int, keep: list[int]) -> list[list[int]]:
     return [sorted(g) for g in groups]
 
 
-def _pad_value(pad: ir.Operation, elt: ir.Type) -> ir.Attribute | None:
+def pad_constant(pad: ir.Operation, elt: ir.Type) -> ir.Attribute | None:
     """The constant a pad yields, as an attribute of `elt` to rebuild outside it; None when not a
     constant. Casts of a float constant count (ONNX's max pool pads with an f64 -inf truncated)."""
     o = defining_op(pad_value(pad))
@@ -61,7 +61,7 @@ def _pad_value(pad: ir.Operation, elt: ir.Type) -> ir.Attribute | None:
     return attr if attr.type == elt else None
 
 
-def _static(pad: ir.Operation, name: str) -> list[int] | None:
+def static_amounts(pad: ir.Operation, name: str) -> list[int] | None:
     vals = list(ir.DenseI64ArrayAttr(pad.attributes[name]))
     return None if any(v < 0 for v in vals) else vals
 
@@ -70,22 +70,23 @@ def write_pads_into_regions(func_op: ir.Operation) -> int:
     """Rewrite every eligible top-level `tensor.pad` of `func_op` into its producer region; returns
     how many. Eligible: static padding by a constant, its source a region result used only by it
     (through single-use reshapes), with the padded value's layout up to unit dims."""
-    return sum(_rewrite(op) for op in block_ops(func_op) if op.name == "tensor.pad")
+    return sum(write_pad_into_region(op) for op in block_ops(func_op) if op.name == "tensor.pad")
 
 
-def _rewrite(pad: ir.Operation) -> bool:
-    low, high = _static(pad, "static_low"), _static(pad, "static_high")
+def write_pad_into_region(pad: ir.Operation) -> bool:
+    """Write one `tensor.pad` into its producer region (see `write_pads_into_regions`); False if not eligible."""
+    low, high = static_amounts(pad, "static_low"), static_amounts(pad, "static_high")
     with pad.location:
-        value = _pad_value(pad, ir.RankedTensorType(pad.results[0].type).element_type)
+        value = pad_constant(pad, ir.RankedTensorType(pad.results[0].type).element_type)
     if low is None or high is None or value is None or not any(low + high):
         return False
     chain: list[ir.Operation] = []
     v = pad.operands[0]
-    while (o := defining_op(v)) is not None and o.name in RESHAPE_OPS and _single_use(v):
+    while (o := defining_op(v)) is not None and o.name in RESHAPE_OPS and single_use(v):
         chain.append(o)
         v = o.operands[0]
     region = defining_op(v)
-    if region is None or region.name != "flow.dispatch.region" or not _single_use(v):
+    if region is None or region.name != "flow.dispatch.region" or not single_use(v):
         return False
     k = next(i for i, r in enumerate(region.results) if r == v)
     src_t, dst_t, out_t = (ir.RankedTensorType(t) for t in (v.type, pad.operands[0].type, pad.results[0].type))
