@@ -46,8 +46,9 @@ def _squeezed(shape: tuple[int, ...]) -> tuple[int, ...]:
 def reads_interior(graph: DataflowGraph, pad: int) -> bool:
     """Whether a reader of pad op `pad` (looking through reshapes) slices out exactly its unpadded
     interior: a window-taps op's centre tap. IREE folds that slice into the pad's source, so the taps
-    dispatch reads the unpadded value too and IREE cannot store its producer into the padded buffer:
-    the copy stays whoever forms the producer (MobileNet's depthwise taps, Inception's 3x3 pools)."""
+    dispatch reads the unpadded value too and IREE cannot store its own producer into the padded buffer
+    (MobileNet's depthwise taps, Inception's 3x3 pools). A region of ours still can, inside the region
+    where the fold does not reach (transforms/padded_results.py, flat_taps.py)."""
     op = graph.ops[pad]
     low = [v for v in static_ints(op, "static_low") if v]
     inner = _squeezed(tuple(op.operand_shapes[0])) if op.operand_shapes else None
