@@ -38,9 +38,9 @@ def test_bias_moves_to_the_epilogue_and_numerics_hold():
     np.testing.assert_allclose(np.asarray(kept(x, w)), np.asarray(moved(x, w)), rtol=1e-5, atol=1e-5)
 
 
-def _planned(text: str, data_tiling: bool, control=None):
+def _planned(text: str, data_tiling: bool, control=None, function: int = 0):
     sess, module = parse_module(text)
-    return plan_module(module, "cost", "t.mlir", "host", data_tiling=data_tiling, control=control)[0]
+    return plan_module(module, "cost", "t.mlir", "host", data_tiling=data_tiling, control=control)[function]
 
 
 def test_a_broadcast_used_elsewhere_stays_the_init():
@@ -51,15 +51,33 @@ def test_a_broadcast_used_elsewhere_stays_the_init():
     assert bias_epilogue.find(p.graph) == [] and dict(p.plan.patterns).get("bias-epilogue") == 0
 
 
-def test_window_copies_go_to_iree_only_when_their_matmul_is_data_tiled():
+def test_window_copies_go_to_iree_only_when_their_matmul_is_data_tiled_and_rows_are_whole_tiles():
+    """@conv's 28-wide rows are not whole packed tiles (8 columns on the reference host): its copy stays
+    ours either way; @conv_whole_rows' 32-wide rows are, and its copy goes to IREE when data-tiled."""
     from fusion_opt.fusion.control import ControlSpec
 
     text = (LIT / "conv-strategy.mlir").read_text()
-    no_winograd = ControlSpec.from_options(disable_patterns=["winograd"], layout="nchw")  # it takes this 3x3 conv
-    tiled, plain = (_planned(text, data_tiling=t, control=no_winograd) for t in (True, False))
-    for p in (tiled, plain):
-        assert any(": im2col + matmul (" in n for n in p.plan.notes)
-    copy = next(op.index for op in tiled.graph.ops if op.kind.value == "injective" and op.name == "linalg.generic")
-    assert copy in tiled.plan.unplaced and any("window copy feeding a data-tiled matmul" in n for n in tiled.plan.notes)
-    assert not any("window copy feeding" in n for n in plain.plan.notes)
-    assert any(copy in g.ops for g in plain.plan.groups)
+    no_winograd = ControlSpec.from_options(disable_patterns=["winograd"], layout="nchw")  # it takes these 3x3 convs
+    for function, handed in ((0, False), (1, True)):
+        tiled, plain = (_planned(text, data_tiling=t, control=no_winograd, function=function) for t in (True, False))
+        for p in (tiled, plain):
+            assert any(": im2col + matmul (" in n for n in p.plan.notes)
+        copy = next(op.index for op in tiled.graph.ops if op.kind.value == "injective" and op.name == "linalg.generic")
+        note = any("window copy feeding a data-tiled matmul" in n for n in tiled.plan.notes)
+        assert (copy in tiled.plan.unplaced and note) == handed and note == handed
+        assert not any("window copy feeding" in n for n in plain.plan.notes)
+        assert any(copy in g.ops for g in plain.plan.groups)
+
+
+def test_window_copies_compile_right_either_way():
+    """Both copies data-tiled: ours with IREE's packing dispatch (28-wide rows), IREE's own (32-wide)."""
+    text = (LIT / "conv-strategy.mlir").read_text()
+    cut = text.index("func.func @conv_whole_rows(")
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((32, 32, 3, 3), dtype=np.float32)
+    for one, side in ((text[:cut], 30), (text[cut:], 34)):
+        x = rng.standard_normal((32, side, side), dtype=np.float32)
+        m = fo.compile_mlir(one, disable_patterns=["winograd"], layout="nchw")
+        assert m.fallbacks == ()
+        np.testing.assert_allclose(np.asarray(m(x, w)), conv_ref(x, w, np.zeros(32, np.float32)),
+                                   rtol=1e-4, atol=1e-4)

@@ -163,6 +163,12 @@ class TargetDesc:
     def lanes_f32(self) -> int:
         return max(1, self.vector_bits // 32)
 
+    @property
+    def packed_cols(self) -> int:
+        """Columns of a data-tiled f32 matmul's packed right-hand tile on a CPU (IREE's mmt4d N0): a
+        vector, 16 with AVX-512 (`innerTileSizes = [16, 1]` here), 8 with AVX2 or NEON."""
+        return max(8, self.lanes_f32)
+
 
 def to_json(t: TargetDesc) -> dict[str, Any]:
     d = asdict(t)

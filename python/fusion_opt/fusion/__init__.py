@@ -58,7 +58,7 @@ def plan(graph: DataflowGraph, strategy: str = DEFAULT_STRATEGY, target=None,
         found = plan_search(graph, target, **kw)
         if split_epilogues and (constraints is None or constraints.max_fusions is None):  # not while bisecting
             found = split_padded_epilogues(found, graph, target, constraints)
-        return hand_padded_groups_to_iree(found, graph, constraints, target.data_tiling)
+        return hand_padded_groups_to_iree(found, graph, constraints, target.data_tiling, target.packed_cols)
     try:
         planner = STRATEGIES[strategy]
     except KeyError:

@@ -34,12 +34,19 @@
   `linalg.transpose`s: fused into a max pool by IREE, the pool ran 3.3x slower (Inception-v1 with
   channels-last convs, 686 vs 207 us).
 - `packed-copy` (only when the compile data-tiles contractions): a window copy (im2col) alone whose
-  result reaches a data-tiled matmul through a reshape. IREE packs it for the matmul in the copy's own
-  dispatch (copy, collapse_shape and set_encoding in one), which it does not do to a region of ours:
-  IREE fuses a packing op only into a region whose returned value is a Linalg op, and the reshape
-  between them is outside. Kept, the packing is a dispatch of its own that reads and writes the whole
-  window matrix once more (VGG-19's first 3x3 conv: copy 90.6 ms + packing 55.5 ms; IREE's fused
-  dispatch 71.4 ms).
+  result reaches a data-tiled matmul through a reshape, and whose output rows are whole packed tiles
+  (the image row a multiple of the packed tile's columns, `TargetDesc.packed_cols`). IREE packs it for
+  the matmul in the copy's own dispatch (copy, collapse_shape and set_encoding in one), which it does
+  not do to a region of ours: IREE fuses a packing op only into a region whose returned value is a
+  Linalg op, and the reshape between them is outside. Kept, the packing is a dispatch of its own that
+  reads and writes the whole window matrix once more (VGG-19's first 3x3 conv, 224-wide rows: copy
+  90.6 ms + packing 55.5 ms; IREE's fused dispatch 71.4 ms). Rows that are not whole tiles (14, 28,
+  56 wide against 16 columns) stay ours: the fused dispatch then stores each packed tile across two
+  image rows, element by element (Inception-v2's `[160, 3, 3, 14, 14]` copy 263 us fused, 49 us + 85 us
+  for IREE's packing dispatch; the region keeps its compute barrier, backends/barriers.py). Paired,
+  models against the rule for every row width (2026-12-03): Inception-v2 0.939, Inception-v1 0.944,
+  AlexNet 0.945, VGG-19 0.946, ResNet-50 0.963, SqueezeNet 0.973, ZFNet-512 0.986, DenseNet-121 1.000;
+  VGG-19 with its 224-wide stem copy split too ran 1.022x.
 Each handed-back group's ops go to `unplaced`, with the reason in the plan's notes.
 """
 from __future__ import annotations
@@ -47,6 +54,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..analysis.classify import map_results
@@ -244,12 +252,12 @@ def _feeds_iree(graph: DataflowGraph, g: Group, handed_ops: set[int]) -> bool:
     return bool(outside) and outside <= handed_ops
 
 
-PACKED_REASON = ("left to IREE: a window copy feeding a data-tiled matmul through a reshape; IREE packs it in the "
-                 "copy's own dispatch, which it does not do to our region (VGG-19 conv1: copy 90.6 + packing "
-                 "55.5 ms vs 71.4 ms fused)")
+PACKED_REASON = ("left to IREE: a window copy feeding a data-tiled matmul through a reshape, its rows whole packed "
+                 "tiles; IREE packs it in the copy's own dispatch, which it does not do to our region (VGG-19 "
+                 "conv1: copy 90.6 + packing 55.5 ms vs 71.4 ms fused)")
 
 
-def _h_packed_copy(graph: DataflowGraph, g: Group) -> str | None:
+def _h_packed_copy(graph: DataflowGraph, g: Group, pack_cols: int) -> str | None:
     from ..cost.model import data_tileable
 
     if len(g.ops) != 1:
@@ -261,16 +269,32 @@ def _h_packed_copy(graph: DataflowGraph, g: Group) -> str | None:
     if (op.name != "linalg.generic" or op.kind is not OpKind.INJECTIVE or not cons or cons == direct
             or not all(graph.ops[c].kind is OpKind.CONTRACTION and data_tileable(graph.ops[c]) for c in cons)):
         return None
+    row = _image_row(op)
+    if row is not None and row % pack_cols:  # packed tiles across image rows: ours + IREE's packing dispatch
+        return None
     return PACKED_REASON
 
 
+def _image_row(op: OpDesc) -> int | None:
+    """The width of a window copy's innermost loop when it walks an image row (the input read at a
+    window sum or a stride of it, `d3 + d4`, `d4 * 2`); None for a channels-last copy (its innermost
+    loop reads a channel as is), whose packing transposes either way."""
+    if not op.indexing_maps or not op.loop_ranges:
+        return None
+    inner = re.compile(rf"\bd{len(op.loop_ranges) - 1}\b")
+    walks = any(inner.search(e) and not re.fullmatch(r"d\d+", e) for e in map_results(op.indexing_maps[0]))
+    return op.loop_ranges[-1] if walks else None
+
+
 def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
-                               constraints: Constraints | None = None, data_tiling: bool = False) -> FusionPlan:
+                               constraints: Constraints | None = None, data_tiling: bool = False,
+                               pack_cols: int = 16) -> FusionPlan:
     """Drop every group a rule of `HANDOFFS` hands back to IREE (pinned groups stay); ops go to `unplaced`
     (splats to `cloned`: IREE clones them into each reader's dispatch).
-    `data_tiling`: the compile data-tiles contractions, which adds the `packed-copy` rule."""
+    `data_tiling`: the compile data-tiles contractions, which adds the `packed-copy` rule for window
+    copies whose rows are whole packed tiles of `pack_cols` columns (`TargetDesc.packed_cols`)."""
     pinned = set().union(*constraints.pins) if constraints is not None and constraints.pins else set()
-    rules = [h.check for h in HANDOFFS] + ([_h_packed_copy] if data_tiling else [])
+    rules = [h.check for h in HANDOFFS] + ([partial(_h_packed_copy, pack_cols=pack_cols)] if data_tiling else [])
     keep, handed = [], []
     for g in plan.groups:
         why = None if pinned & set(g.ops) else next((r for check in rules if (r := check(graph, g))), None)
