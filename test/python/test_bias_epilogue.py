@@ -81,3 +81,24 @@ def test_window_copies_compile_right_either_way():
         assert m.fallbacks == ()
         np.testing.assert_allclose(np.asarray(m(x, w)), conv_ref(x, w, np.zeros(32, np.float32)),
                                    rtol=1e-4, atol=1e-4)
+
+
+def test_packed_in_copy_reads_the_image_row():
+    """Rows walked by the innermost loop decide; a channels-last copy (innermost loop a channel) is
+    packed in its own dispatch whatever its width."""
+    from fusion_opt.analysis.classify import image_row, packed_in_copy
+    from fusion_opt.analysis.opdesc import OpDesc, OpKind
+
+    def copy(in_map: str, ranges: tuple[int, ...]) -> OpDesc:
+        return OpDesc(0, "linalg.generic", "t", OpKind.INJECTIVE, loop_ranges=ranges, num_dps_inputs=1,
+                      indexing_maps=(in_map, "(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)"))
+
+    nchw = "(d0, d1, d2, d3, d4) -> (d0, d1 + d3, d2 + d4)"
+    assert image_row(copy(nchw, (32, 3, 3, 28, 28))) == 28
+    assert not packed_in_copy(copy(nchw, (32, 3, 3, 28, 28)), 8)
+    assert packed_in_copy(copy(nchw, (32, 3, 3, 32, 32)), 16)
+    strided = "(d0, d1, d2) -> (d0, d1 * 2, d2 * 2)"
+    assert image_row(OpDesc(0, "linalg.generic", "t", OpKind.INJECTIVE, loop_ranges=(256, 28, 28),
+                            indexing_maps=(strided, "(d0, d1, d2) -> (d0, d1, d2)"))) == 28
+    nhwc = "(d0, d1, d2, d3, d4) -> (d0 + d2, d1 + d3, d4)"
+    assert image_row(copy(nhwc, (28, 28, 3, 3, 32))) is None and packed_in_copy(copy(nhwc, (28, 28, 3, 3, 30)), 16)

@@ -160,3 +160,22 @@ def is_window_copy(op: OpDesc) -> bool:
     """An im2col copy (rewrites/im2col.py): one input read through a window (`d3 * 2 + d1`), no arithmetic."""
     return (op.kind is OpKind.INJECTIVE and op.name == "linalg.generic" and op.num_dps_inputs == 1
             and not op.body_ops and bool(op.indexing_maps) and "+" in op.indexing_maps[0])
+
+
+def image_row(op: OpDesc) -> int | None:
+    """The width of a copy's innermost loop when it walks an image row (its input read at a window sum
+    or a stride of it, `d3 + d4`, `d4 * 2`); None for a channels-last copy, whose innermost loop reads a
+    channel as is. Packing the copy for a data-tiled matmul stores whole tiles per row only when this
+    is a multiple of the packed tile's columns (`TargetDesc.packed_cols`; fusion/handoff.py)."""
+    if not op.indexing_maps or not op.loop_ranges:
+        return None
+    inner = re.compile(rf"\bd{len(op.loop_ranges) - 1}\b")
+    walks = any(inner.search(e) and not re.fullmatch(r"d\d+", e) for e in map_results(op.indexing_maps[0]))
+    return op.loop_ranges[-1] if walks else None
+
+
+def packed_in_copy(op: OpDesc, pack_cols: int) -> bool:
+    """Whether IREE packs a window copy for its data-tiled matmul in the copy's own dispatch (the
+    `packed-copy` handoff): its image rows are whole packed tiles, or it is channels-last."""
+    row = image_row(op)
+    return row is None or row % pack_cols == 0

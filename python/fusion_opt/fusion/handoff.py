@@ -57,7 +57,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
-from ..analysis.classify import map_results
+from ..analysis.classify import map_results, packed_in_copy
 from ..cost.model import is_free
 from .constraints import Constraints
 from .epilogue_split import reads_interior
@@ -269,21 +269,9 @@ def _h_packed_copy(graph: DataflowGraph, g: Group, pack_cols: int) -> str | None
     if (op.name != "linalg.generic" or op.kind is not OpKind.INJECTIVE or not cons or cons == direct
             or not all(graph.ops[c].kind is OpKind.CONTRACTION and data_tileable(graph.ops[c]) for c in cons)):
         return None
-    row = _image_row(op)
-    if row is not None and row % pack_cols:  # packed tiles across image rows: ours + IREE's packing dispatch
+    if not packed_in_copy(op, pack_cols):  # packed tiles across image rows: ours + IREE's packing dispatch
         return None
     return PACKED_REASON
-
-
-def _image_row(op: OpDesc) -> int | None:
-    """The width of a window copy's innermost loop when it walks an image row (the input read at a
-    window sum or a stride of it, `d3 + d4`, `d4 * 2`); None for a channels-last copy (its innermost
-    loop reads a channel as is), whose packing transposes either way."""
-    if not op.indexing_maps or not op.loop_ranges:
-        return None
-    inner = re.compile(rf"\bd{len(op.loop_ranges) - 1}\b")
-    walks = any(inner.search(e) and not re.fullmatch(r"d\d+", e) for e in map_results(op.indexing_maps[0]))
-    return op.loop_ranges[-1] if walks else None
 
 
 def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
