@@ -46,7 +46,8 @@
   for IREE's packing dispatch; the region keeps its compute barrier, backends/barriers.py). Paired,
   models against the rule for every row width (2026-12-03): Inception-v2 0.939, Inception-v1 0.944,
   AlexNet 0.945, VGG-19 0.946, ResNet-50 0.963, SqueezeNet 0.973, ZFNet-512 0.986, DenseNet-121 1.000;
-  VGG-19 with its 224-wide stem copy split too ran 1.022x.
+  audio1d's 1-D Conv1d copies 0.492 (unseen models, docs/performance.md); VGG-19 with its 224-wide stem
+  copy split too ran 1.022x.
 Each handed-back group's ops go to `unplaced`, with the reason in the plan's notes.
 """
 from __future__ import annotations
