@@ -65,6 +65,7 @@ def test_window_copies_go_to_iree_only_when_their_matmul_is_data_tiled_and_rows_
         copy = next(op.index for op in tiled.graph.ops if op.kind.value == "injective" and op.name == "linalg.generic")
         note = any("window copy feeding a data-tiled matmul" in n for n in tiled.plan.notes)
         assert (copy in tiled.plan.unplaced and note) == handed and note == handed
+        assert any("kept: a window copy whose" in n for n in tiled.plan.notes) == (not handed)
         assert not any("window copy feeding" in n for n in plain.plan.notes)
         assert any(copy in g.ops for g in plain.plan.groups)
 

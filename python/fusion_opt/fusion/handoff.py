@@ -58,7 +58,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
-from ..analysis.classify import map_results, packed_in_copy
+from ..analysis.classify import image_row, map_results, packed_in_copy
 from ..cost.model import is_free
 from .constraints import Constraints
 from .epilogue_split import reads_interior
@@ -258,7 +258,8 @@ PACKED_REASON = ("left to IREE: a window copy feeding a data-tiled matmul throug
                  "conv1: copy 90.6 + packing 55.5 ms vs 71.4 ms fused)")
 
 
-def _h_packed_copy(graph: DataflowGraph, g: Group, pack_cols: int) -> str | None:
+def _packed_copy_candidate(graph: DataflowGraph, g: Group) -> OpDesc | None:
+    """The group's window copy when it is one alone whose result reaches data-tiled matmuls through a reshape."""
     from ..cost.model import data_tileable
 
     if len(g.ops) != 1:
@@ -270,9 +271,23 @@ def _h_packed_copy(graph: DataflowGraph, g: Group, pack_cols: int) -> str | None
     if (op.name != "linalg.generic" or op.kind is not OpKind.INJECTIVE or not cons or cons == direct
             or not all(graph.ops[c].kind is OpKind.CONTRACTION and data_tileable(graph.ops[c]) for c in cons)):
         return None
-    if not packed_in_copy(op, pack_cols):  # packed tiles across image rows: ours + IREE's packing dispatch
+    return op
+
+
+def _h_packed_copy(graph: DataflowGraph, g: Group, pack_cols: int) -> str | None:
+    op = _packed_copy_candidate(graph, g)
+    # packed tiles across image rows: the copy stays ours, IREE packs it in a dispatch of its own
+    return PACKED_REASON if op is not None and packed_in_copy(op, pack_cols) else None
+
+
+def _kept_copy_note(graph: DataflowGraph, g: Group, pack_cols: int) -> str | None:
+    """Why a window copy that `packed-copy` could have handed back stays ours (the plan explains it)."""
+    op = _packed_copy_candidate(graph, g)
+    if op is None or packed_in_copy(op, pack_cols):
         return None
-    return PACKED_REASON
+    return (f"ops {op.index} ({g.kind}): kept: a window copy whose {image_row(op)}-wide image rows are not whole "
+            f"packed tiles ({pack_cols} columns); IREE packs it for the data-tiled matmul in a dispatch of its own "
+            f"(fused, each tile would span two rows and store element by element)")
 
 
 def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
@@ -298,8 +313,9 @@ def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
                 handed.append((g, FEEDS_REASON))
                 handed_ops |= set(g.ops)
                 changed = True
+    kept_notes = tuple(n for g in keep if data_tiling and (n := _kept_copy_note(graph, g, pack_cols)))
     if not handed:
-        return plan
+        return replace(plan, notes=plan.notes + kept_notes) if kept_notes else plan
     groups = tuple(replace(g, id=k) for k, g in enumerate(keep))
     splats = {i for g, why in handed if why == FILL_REASON for i in g.ops}  # IREE clones them: `cloned`
     unplaced = tuple(sorted({*plan.unplaced, *(i for g, _ in handed for i in g.ops)} - splats))
@@ -309,6 +325,7 @@ def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
                                if why != CONST_REASON)
     if const:  # one note: a model has one or two per BatchNorm
         notes += (f"ops {', '.join(map(str, const))}: {CONST_REASON}",)
+    notes += kept_notes
     return replace(plan, groups=groups, unplaced=unplaced, cloned=cloned, notes=notes)
 
 

@@ -29,6 +29,7 @@
 // PLAN-LABEL: function @conv:
 // PLAN: note: conv-strategy: op {{[0-9]+}} ({{.*}}): im2col + matmul (predicted direct {{.*}}, im2col + matmul {{.*}})
 // PLAN-NOT: left to IREE: a window copy
+// PLAN: note: ops 0 (injective): kept: a window copy whose 28-wide image rows are not whole packed tiles (8 columns)
 // PLAN: patterns: conv-strategy 1
 // PLAN-LABEL: function @conv_whole_rows:
 // PLAN: note: ops 0 (injective): left to IREE: a window copy feeding a data-tiled matmul through a reshape, its rows whole packed tiles
