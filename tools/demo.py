@@ -41,7 +41,7 @@ def main() -> int:
     handed = [n for n in m.plan.notes if "left to IREE" in n]
     if m.plan.notes:
         print(f"groups handed back to IREE's own fusion: {len(handed)}; other plan decisions (conv strategy, "
-              f"layout, Winograd): {len(m.plan.notes) - len(handed)} (reasons in m.report())")
+              f"layout, Winograd, window copies kept): {len(m.plan.notes) - len(handed)} (reasons in m.report())")
     args_in = [inputs[n] for n in m.input_names]
     out = m(*args_in)
     times = []
