@@ -169,8 +169,8 @@ def image_row(op: OpDesc) -> int | None:
     is a multiple of the packed tile's columns (`TargetDesc.packed_cols`; fusion/handoff.py)."""
     if not op.indexing_maps or not op.loop_ranges:
         return None
-    inner = re.compile(rf"\bd{len(op.loop_ranges) - 1}\b")
-    walks = any(inner.search(e) and not re.fullmatch(r"d\d+", e) for e in map_results(op.indexing_maps[0]))
+    inner = str(len(op.loop_ranges) - 1)
+    walks = any(inner in DIM.findall(e) and e != f"d{inner}" for e in map_results(op.indexing_maps[0]))
     return op.loop_ranges[-1] if walks else None
 
 
