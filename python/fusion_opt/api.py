@@ -23,6 +23,7 @@ from .analysis.opdesc import DataflowGraph
 from .fusion.plan import FusionPlan
 from .backends.levers import is_cpu_target
 from .importers import import_onnx, parse_mlir
+from .importers.mlir_normalize import normalize as normalize_mlir
 from .ir import new_session
 from .fusion.control import ControlSpec
 from .pipelines import DEFAULT_FUSION, compile_levers, plan_module, write_regions
@@ -267,6 +268,7 @@ def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusio
     if "\n" not in text and Path(text).is_file():
         name, text = text, Path(text).read_text()
     module = parse_mlir(text, session.context, name)
+    normalize_mlir(module, name)
     artifact, plans, graphs, workdir, fallbacks, configs, (strategies, dropped) = _compile(
         module, session, name, target, fusion, extra_flags, timings, control, tile_sizes, codegen_strategies)
     return _owning(CompiledModel(artifact, plans, graphs, fusion, target, (), (), timings, fallbacks, configs,

@@ -6,6 +6,7 @@ import argparse
 from .errors import InputError
 from .backends.levers import is_cpu_target
 from .importers import import_onnx, parse_mlir, split_input
+from .importers.mlir_normalize import normalize as normalize_mlir
 from .ir import ir, new_session
 from .pipelines import PlannedFunction, compile_levers, plan_module, write_regions
 
@@ -136,6 +137,8 @@ def process_mlir(text: str, source_name: str, args: argparse.Namespace) -> str |
     for chunk in chunks:
         session = new_session()
         module = parse_mlir(chunk.text, session.context, source_name)
+        if not (getattr(args, "transform", None) or getattr(args, "strategy", None)):
+            normalize_mlir(module, source_name)  # a user's transform script matches the IR as written
         results.append(emit(module, source_name, args, session, "mlir"))
     if not getattr(args, "defer_match_check", False):
         check_matched(args)
