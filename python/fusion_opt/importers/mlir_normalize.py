@@ -89,9 +89,7 @@ def _propagate_transposes(module: ir.Module, source_name: str) -> None:
         if _pins(probe) == _pins(module.operation):
             PassManager.parse(PIPELINE, context=module.context).run(module.operation)
     except ir.MLIRError as e:
-        diags = e.error_diagnostics
-        msg = f"{diags[0].message} at {diags[0].location}" if diags else str(e).splitlines()[-1]
-        raise UnsupportedError(f"normalizing the input failed: {msg}", source_name) from None
+        raise _failed(e, source_name) from None
 
 
 def _generalize(module: ir.Module, source_name: str) -> None:
@@ -104,7 +102,14 @@ def _generalize(module: ir.Module, source_name: str) -> None:
     try:
         interpreter.apply_named_sequence(module.operation, seq, script)
     except (ValueError, ir.MLIRError) as e:
-        raise UnsupportedError(f"normalizing the input failed: {str(e).splitlines()[0]}", source_name) from None
+        raise _failed(e, source_name) from None
+
+
+def _failed(e: Exception, source_name: str) -> UnsupportedError:
+    """A pass or the interpreter refusing the module: one line naming the first diagnostic."""
+    diags = getattr(e, "error_diagnostics", None)
+    msg = f"{diags[0].message} at {diags[0].location}" if diags else str(e).strip().splitlines()[0]
+    return UnsupportedError(f"normalizing the input failed: {msg}", source_name)
 
 
 def _maps(op: ir.Operation) -> list[ir.AffineMap]:
