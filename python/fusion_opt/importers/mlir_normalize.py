@@ -11,7 +11,8 @@ against 3; matmul + broadcast bias + exp + softmax 3 against 2). Normalized, the
 faster than IREE's 3) and 2.
 
 The steps: transposes read by contractions folded into their maps (IREE's
-`iree-global-opt-propagate-linalg-transpose`, which the ONNX path runs), `linalg.map` generalized
+`iree-global-opt-propagate-linalg-transpose`, which the ONNX path runs; here only where a transpose
+feeds a contraction, the transposes it leaves generalized again), `linalg.map` generalized
 (an elementwise op with maps the layout propagation and epilogue rules read), and a broadcast or
 transpose (named, or a copy-only `linalg.generic`) whose every reader is a generic folded into those
 readers' maps (what IREE's elementwise fusion does before it forms dispatches; the planner's
@@ -61,13 +62,22 @@ def _pins(op: ir.Operation) -> int:
     return n
 
 
-def _has_transpose(module: ir.Module) -> bool:
+def _contraction(o: ir.Operation) -> bool:
+    if o.name.startswith(("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat")):
+        return True
+    return o.name == "linalg.generic" and len(o.operands) - len(o.results) >= 2 and any(
+        "reduction" in str(t) for t in ir.ArrayAttr(o.attributes["iterator_types"]))
+
+
+def _transpose_into_contraction(module: ir.Module) -> bool:
     found = False
 
     def visit(o: ir.Operation) -> ir.WalkResult:
         nonlocal found
-        if o.name == "linalg.transpose" or (copy_only(o) and _maps(o)[0].is_permutation
-                                             and _maps(o)[0] != ir.AffineMap.get_identity(_maps(o)[0].n_dims)):
+        transpose = o.name == "linalg.transpose" or (copy_only(o) and _maps(o)[0].is_permutation and
+                                                     _maps(o)[0] != ir.AffineMap.get_identity(_maps(o)[0].n_dims))
+        if transpose and any(_contraction(u.owner.operation if hasattr(u.owner, "operation") else u.owner)
+                             for u in o.results[0].uses):
             found = True
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
@@ -80,23 +90,27 @@ def _has_transpose(module: ir.Module) -> bool:
 def _propagate_transposes(module: ir.Module, source_name: str) -> None:
     """IREE's pass rebuilds the ops it touches without their discardable attributes: tried on a copy
     first, and run only where every pin survives it (a pinned transpose stays as written). Its greedy
-    rewriting also folds constants, so it runs only where there is a transpose to fold."""
-    if not _has_transpose(module):
+    rewriting also folds constants and turns every copy-only transpose into a named `linalg.transpose`
+    (which the planner keeps alone), so it runs only where a transpose feeds a contraction, and the
+    transposes it leaves are generalized again, as the ONNX path's FOLD_UNIT_DIMS does."""
+    if not _transpose_into_contraction(module):
         return
     try:
         probe = module.operation.clone()
         PassManager.parse(PIPELINE, context=module.context).run(probe)
-        if _pins(probe) == _pins(module.operation):
-            PassManager.parse(PIPELINE, context=module.context).run(module.operation)
+        if _pins(probe) != _pins(module.operation):
+            return
+        PassManager.parse(PIPELINE, context=module.context).run(module.operation)
     except ir.MLIRError as e:
         raise _failed(e, source_name) from None
+    _generalize(module, source_name, ("linalg.transpose",))
 
 
-def _generalize(module: ir.Module, source_name: str) -> None:
-    """Named maps, broadcasts and transposes as generics (IREE's own pass would take convs and pools too)."""
+def _generalize(module: ir.Module, source_name: str, ops: tuple[str, ...] = GENERALIZED) -> None:
+    """Named `ops` as generics (IREE's own pass would take convs and pools too)."""
     from iree.compiler.dialects.transform import interpreter
 
-    names = ", ".join(f'"{n}"' for n in GENERALIZED)
+    names = ", ".join(f'"{n}"' for n in ops)
     script = ir.Operation.parse(_GENERALIZE.replace("OPS", names), context=module.context)
     seq = script.regions[0].blocks[0].operations[0].operation
     try:
