@@ -137,8 +137,7 @@ def process_mlir(text: str, source_name: str, args: argparse.Namespace) -> str |
     for chunk in chunks:
         session = new_session()
         module = parse_mlir(chunk.text, session.context, source_name)
-        if not (getattr(args, "transform", None) or getattr(args, "strategy", None)):
-            normalize_mlir(module, source_name)  # a user's transform script matches the IR as written
+        normalize_mlir(module, source_name)  # what --emit=transform's op ids and --transform scripts see
         results.append(emit(module, source_name, args, session, "mlir"))
     if not getattr(args, "defer_match_check", False):
         check_matched(args)

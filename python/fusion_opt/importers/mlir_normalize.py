@@ -20,7 +20,8 @@ readers' maps (what IREE's elementwise fusion does before it forms dispatches; t
 matmul + Expand + Add + Relu 2 -> 1 dispatch, none of the 14 suite models has such an op). Named convs,
 pools, matmuls, reductions and softmax keep their names. Ops the user pinned or barred
 (`fusion_opt.fuse` / `fusion_opt.no_fuse`) are left as written. Numbers are unchanged: only where
-elements are read from changes. A transform script given with `--transform` sees the IR as written.
+elements are read from changes. A `--transform` script runs on the normalized IR too: the op ids of
+an `--emit=transform` script must find the same ops when it is replayed.
 """
 from __future__ import annotations
 
