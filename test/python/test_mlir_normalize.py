@@ -121,3 +121,16 @@ def test_onnx_expand_bias_joins_the_matmul() -> None:
     assert m.dispatch_count == 1
     x, b = rng.standard_normal((64, 128)).astype(np.float32), rng.standard_normal(256).astype(np.float32)
     np.testing.assert_allclose(m(x, b), np.maximum(x @ w + b, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_keepdim_layernorm_one_dispatch_and_exact() -> None:
+    """Row statistics kept as `[16, 1]` (what exporters write): unit dims folded, one dispatch (IREE: 2;
+    three before, the keepdim map not being invertible), equal to numpy's LayerNorm."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((16, 256)).astype(np.float32) * 3 + 1
+    g, b = rng.standard_normal(256).astype(np.float32), rng.standard_normal(256).astype(np.float32)
+    m = fo.compile_mlir(_case("keepdim_layernorm"))
+    assert m.dispatch_count == 1
+    mu = x.mean(1, keepdims=True)
+    want = (x - mu) / np.sqrt(((x - mu) ** 2).mean(1, keepdims=True) + 1e-5) * g + b
+    np.testing.assert_allclose(m(x, g, b), want, rtol=1e-4, atol=1e-4)

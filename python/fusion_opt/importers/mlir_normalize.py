@@ -12,7 +12,8 @@ faster than IREE's 3) and 2.
 
 The steps: transposes read by contractions folded into their maps (IREE's
 `iree-global-opt-propagate-linalg-transpose`, which the ONNX path runs; here only where a transpose
-feeds a contraction, the transposes it leaves generalized again), `linalg.map` generalized
+feeds a contraction, the transposes it leaves generalized again), unit dims folded where a reduction
+keeps one (IREE's fold-unit-extent-dims, as the ONNX path runs it: a keepdim LayerNorm 3 -> 1 dispatch), `linalg.map` generalized
 (an elementwise op with maps the layout propagation and epilogue rules read), and a broadcast or
 transpose (named, or a copy-only `linalg.generic`) whose every reader is a generic folded into those
 readers' maps (what IREE's elementwise fusion does before it forms dispatches; the planner's
@@ -29,6 +30,8 @@ from ..errors import UnsupportedError
 from ..ir import PassManager, block_ops, ir
 
 PIPELINE = "builtin.module(func.func(iree-global-opt-propagate-linalg-transpose))"
+UNIT_DIMS = ("builtin.module(func.func(iree-dispatch-creation-fold-unit-extent-dims-for-func,"
+             "iree-dispatch-creation-bubble-up-expand-shapes,iree-dispatch-creation-sink-reshapes,canonicalize,cse))")
 GENERALIZED = ("linalg.map", "linalg.broadcast")
 PINS = ("fusion_opt.fuse", "fusion_opt.no_fuse")
 _GENERALIZE = """module attributes {transform.with_named_sequence} {
@@ -43,6 +46,7 @@ _GENERALIZE = """module attributes {transform.with_named_sequence} {
 def normalize(module: ir.Module, source_name: str) -> int:
     """Run the steps above on every function of `module`; returns how many copy-only generics were folded."""
     _propagate_transposes(module, source_name)
+    _fold_unit_dims(module, source_name)
     _generalize(module, source_name)
     return fold_copy_generics(module)
 
@@ -77,15 +81,12 @@ def _contraction(o: ir.Operation) -> bool:
         "reduction" in str(t) for t in ir.ArrayAttr(o.attributes["iterator_types"]))
 
 
-def _transpose_into_contraction(module: ir.Module) -> bool:
+def _any_op(module: ir.Module, pred) -> bool:
     found = False
 
     def visit(o: ir.Operation) -> ir.WalkResult:
         nonlocal found
-        transpose = o.name == "linalg.transpose" or (copy_only(o) and _maps(o)[0].is_permutation and
-                                                     _maps(o)[0] != ir.AffineMap.get_identity(_maps(o)[0].n_dims))
-        if transpose and any(_contraction(u.owner.operation if hasattr(u.owner, "operation") else u.owner)
-                             for u in o.results[0].uses):
+        if pred(o):
             found = True
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
@@ -95,23 +96,58 @@ def _transpose_into_contraction(module: ir.Module) -> bool:
     return found
 
 
-def _propagate_transposes(module: ir.Module, source_name: str) -> None:
-    """IREE's pass rebuilds the ops it touches without their discardable attributes: tried on a copy
-    first, and run only where every pin survives it (a pinned transpose stays as written). Its greedy
-    rewriting also folds constants and turns every copy-only transpose into a named `linalg.transpose`
-    (which the planner keeps alone), so it runs only where a transpose feeds a contraction, and the
-    transposes it leaves are generalized again, as the ONNX path's FOLD_UNIT_DIMS does."""
-    if not _transpose_into_contraction(module):
-        return
+def _transpose_into_contraction(o: ir.Operation) -> bool:
+    transpose = o.name == "linalg.transpose" or (copy_only(o) and _maps(o)[0].is_permutation and
+                                                 _maps(o)[0] != ir.AffineMap.get_identity(_maps(o)[0].n_dims))
+    return transpose and any(_contraction(u.owner.operation if hasattr(u.owner, "operation") else u.owner)
+                             for u in o.results[0].uses)
+
+
+def _keepdim_reduction(o: ir.Operation) -> bool:
+    """A reduction writing a kept unit dim (`(d0, d1) -> (d0, 0)`): not invertible, so the tile-fuse rule
+    keeps its readers out of its group (a hand-written LayerNorm in three dispatches)."""
+    if o.name != "linalg.generic" or not any("reduction" in str(t) for t in ir.ArrayAttr(o.attributes["iterator_types"])):
+        return False
+    outs = _maps(o)[len(o.operands) - len(o.results):]
+    return any(_constant(e) for m in outs for e in m.results)
+
+
+def _constant(e: ir.AffineExpr) -> bool:
+    try:
+        ir.AffineConstantExpr(e)
+    except ValueError:
+        return False
+    return True
+
+
+def _run_keeping_pins(module: ir.Module, pipeline: str, source_name: str) -> bool:
+    """IREE's passes rebuild the ops they touch without their discardable attributes: `pipeline` is tried
+    on a copy first and run only where every pin survives it (pinned ops stay as written)."""
     try:
         probe = module.operation.clone()
-        PassManager.parse(PIPELINE, context=module.context).run(probe)
+        PassManager.parse(pipeline, context=module.context).run(probe)
         if _pins(probe) != _pins(module.operation):
-            return
-        PassManager.parse(PIPELINE, context=module.context).run(module.operation)
+            return False
+        PassManager.parse(pipeline, context=module.context).run(module.operation)
     except ir.MLIRError as e:
         raise _failed(e, source_name) from None
-    _generalize(module, source_name, ("linalg.transpose",))
+    return True
+
+
+def _propagate_transposes(module: ir.Module, source_name: str) -> None:
+    """Its greedy rewriting also folds constants and turns every copy-only transpose into a named
+    `linalg.transpose` (which the planner keeps alone), so it runs only where a transpose feeds a
+    contraction, and the transposes it leaves are generalized again, as the ONNX path's FOLD_UNIT_DIMS does."""
+    if _any_op(module, _transpose_into_contraction) and _run_keeping_pins(module, PIPELINE, source_name):
+        _generalize(module, source_name, ("linalg.transpose",))
+
+
+def _fold_unit_dims(module: ir.Module, source_name: str) -> None:
+    """The ONNX path's unit-dim folding (FOLD_UNIT_DIMS' first steps), where a reduction keeps a unit dim:
+    the row statistics of LayerNorm / softmax then read through `(d0)` and join one group. Only there:
+    it rewrites every unit dim of the function (a batch of one included) and folds constants."""
+    if _any_op(module, _keepdim_reduction):
+        _run_keeping_pins(module, UNIT_DIMS, source_name)
 
 
 def _generalize(module: ir.Module, source_name: str, ops: tuple[str, ...] = GENERALIZED) -> None:

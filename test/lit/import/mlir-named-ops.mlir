@@ -71,3 +71,53 @@ func.func @barred_broadcast(%x: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<
   %m = linalg.map { arith.addf } ins(%x, %bb : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>)
   return %m : tensor<8x16xf32>
 }
+
+// -----
+
+// A LayerNorm written with keepdim row statistics (`(d0, d1) -> (d0, 0)`, 16x1): its unit dims are folded
+// (IREE's fold-unit-extent-dims, as the ONNX path does), so the rows' statistics are read through `(d0)`
+// and the whole LayerNorm is one group (three without: the keepdim map is not invertible). IREE: 2.
+// CHECK-LABEL: function @keepdim_layernorm:
+// CHECK-SAME: 1 groups
+// CHECK: {{^0 +reduction\+multi-reduction}}
+// CHECK: patterns: layernorm 1
+// IR-LABEL: func.func @keepdim_layernorm(
+// IR-NOT: tensor<16x1xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#red = affine_map<(d0, d1) -> (d0, 0)>
+func.func @keepdim_layernorm(%x: tensor<16x256xf32>, %g: tensor<256xf32>, %b: tensor<256xf32>) -> tensor<16x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 256.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %e1 = tensor.empty() : tensor<16x1xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16x1xf32>) -> tensor<16x1xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<16x256xf32>) outs(%f1 : tensor<16x1xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<16x1xf32>
+  %e = tensor.empty() : tensor<16x256xf32>
+  %xc = linalg.generic {indexing_maps = [#id, #red, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %sum : tensor<16x256xf32>, tensor<16x1xf32>) outs(%e : tensor<16x256xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %m = arith.divf %s, %n : f32
+    %d = arith.subf %a, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<16x256xf32>
+  %var = linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]} ins(%xc : tensor<16x256xf32>) outs(%f1 : tensor<16x1xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %q = arith.mulf %a, %a : f32
+    %s = arith.addf %q, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<16x1xf32>
+  %y = linalg.generic {indexing_maps = [#id, #red, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>, #id], iterator_types = ["parallel", "parallel"]} ins(%xc, %var, %g, %b : tensor<16x256xf32>, tensor<16x1xf32>, tensor<256xf32>, tensor<256xf32>) outs(%e : tensor<16x256xf32>) {
+  ^bb0(%a: f32, %v: f32, %gg: f32, %bb: f32, %o: f32):
+    %m = arith.divf %v, %n : f32
+    %me = arith.addf %m, %eps : f32
+    %r = math.rsqrt %me : f32
+    %t = arith.mulf %a, %r : f32
+    %u = arith.mulf %t, %gg : f32
+    %w = arith.addf %u, %bb : f32
+    linalg.yield %w : f32
+  } -> tensor<16x256xf32>
+  return %y : tensor<16x256xf32>
+}
