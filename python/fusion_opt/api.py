@@ -62,8 +62,10 @@ class CompiledModel:
 
     @property
     def plan(self) -> FusionPlan:
-        """The plan of the entry function (ONNX models have exactly one)."""
-        return self.plans[0]
+        """The plan of the entry function (ONNX models have exactly one; in a `.mlir` file, `@main` if
+        it defines one, else its first public function: the one `m(...)` calls)."""
+        entry = getattr(self.artifact, "entry", None)
+        return next((p for p in self.plans if p.function == entry), self.plans[0])
 
     @property
     def dispatch_count(self) -> int:

@@ -134,3 +134,31 @@ def test_keepdim_layernorm_one_dispatch_and_exact() -> None:
     mu = x.mean(1, keepdims=True)
     want = (x - mu) / np.sqrt(((x - mu) ** 2).mean(1, keepdims=True) + 1e-5) * g + b
     np.testing.assert_allclose(m(x, g, b), want, rtol=1e-4, atol=1e-4)
+
+
+def test_declarations_and_loops_pass_through() -> None:
+    """A body-less declaration and an `scf.for` calling another function: nothing to normalize, no error
+    (the first version indexed the declaration's missing block)."""
+    text = """func.func private @ext(tensor<4xf32>) -> tensor<4xf32>
+func.func @helper(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.map { math.exp } ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>)
+  return %r : tensor<4x8xf32>
+}
+func.func @main(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %a) -> (tensor<4x8xf32>) {
+    %n = func.call @helper(%acc) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    scf.yield %n : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}"""
+    session = new_session()
+    module = parse_mlir(text, session.context, "odd.mlir")
+    assert normalize(module, "odd.mlir") == 0
+    assert "linalg.map" not in str(module) and "func.func private @ext" in str(module)
+    m = fo.compile_mlir(text)
+    x = np.linspace(-1, 1, 32, dtype=np.float32).reshape(4, 8)
+    np.testing.assert_allclose(m(x), np.exp(np.exp(np.exp(x))), rtol=1e-5)

@@ -311,9 +311,10 @@ def _public_functions(module: ir.Module) -> Iterator[ir.Operation]:
 
 
 def _entry_name(module: ir.Module) -> str | None:
-    """The first public function with a body: what the importers export (e.g. `@resnet50`)."""
-    first = next(_public_functions(module), None)
-    return ir.StringAttr(first.attributes["sym_name"]).value if first is not None else None
+    """`@main` where a `.mlir` file defines helpers beside it, else the first public function with a body
+    (what the importers export, e.g. `@resnet50`)."""
+    names = [ir.StringAttr(f.attributes["sym_name"]).value for f in _public_functions(module)]
+    return "main" if "main" in names else (names[0] if names else None)
 
 
 def _has_entries(irpa: str) -> bool:

@@ -27,7 +27,7 @@ an `--emit=transform` script must find the same ops when it is replayed.
 from __future__ import annotations
 
 from ..errors import UnsupportedError
-from ..ir import PassManager, block_ops, ir
+from ..ir import PassManager, block_ops, functions, ir
 
 PIPELINE = "builtin.module(func.func(iree-global-opt-propagate-linalg-transpose))"
 UNIT_DIMS = ("builtin.module(func.func(iree-dispatch-creation-fold-unit-extent-dims-for-func,"
@@ -56,9 +56,8 @@ def fold_copy_generics(module: ir.Module) -> int:
     returns how many were folded."""
     folded = 0
     with module.context:
-        for op in module.body.operations:
-            if op.operation.name == "func.func":
-                folded += sum(fold_copy_generic(o) for o in block_ops(op.operation))
+        for f in functions(module):  # declarations (no body) skipped
+            folded += sum(fold_copy_generic(o) for o in block_ops(f))
     return folded
 
 
