@@ -10,10 +10,12 @@ and its ReLU (measured 2026-12-03: attention 4 dispatches against IREE's 3; conv
 against 3; matmul + broadcast bias + exp + softmax 3 against 2). Normalized, they plan as 3, 4 (1.85x
 faster than IREE's 3) and 2.
 
-The steps: transposes read by contractions folded into their maps (IREE's
-`iree-global-opt-propagate-linalg-transpose`, which the ONNX path runs; here only where a transpose
-feeds a contraction, the transposes it leaves generalized again), unit dims folded where a reduction
-keeps one (IREE's fold-unit-extent-dims, as the ONNX path runs it: a keepdim LayerNorm 3 -> 1 dispatch), `linalg.map` generalized
+The steps: unit dims folded where a reduction keeps one (IREE's fold-unit-extent-dims, as the ONNX
+path runs it, named transposes generalized first since the pass leaves them alone: a keepdim
+LayerNorm 3 -> 1 dispatch, a torch-mlir style [1, H, S, D] attention 5 -> 4), transposes read by
+contractions folded into their maps (IREE's `iree-global-opt-propagate-linalg-transpose`, which the
+ONNX path runs; here only where a transpose feeds a contraction, the transposes it leaves generalized
+again), `linalg.map` generalized
 (an elementwise op with maps the layout propagation and epilogue rules read), and a broadcast or
 transpose (named, or a copy-only `linalg.generic`) whose every reader is a generic folded into those
 readers' maps (what IREE's elementwise fusion does before it forms dispatches; the planner's
@@ -45,8 +47,8 @@ _GENERALIZE = """module attributes {transform.with_named_sequence} {
 
 def normalize(module: ir.Module, source_name: str) -> int:
     """Run the steps above on every function of `module`; returns how many copy-only generics were folded."""
+    _fold_unit_dims(module, source_name)  # first: a batch of one folded, a transpose may then feed its matmul
     _propagate_transposes(module, source_name)
-    _fold_unit_dims(module, source_name)
     _generalize(module, source_name)
     return fold_copy_generics(module)
 
@@ -146,6 +148,7 @@ def _fold_unit_dims(module: ir.Module, source_name: str) -> None:
     the row statistics of LayerNorm / softmax then read through `(d0)` and join one group. Only there:
     it rewrites every unit dim of the function (a batch of one included) and folds constants."""
     if _any_op(module, _keepdim_reduction):
+        _generalize(module, source_name, ("linalg.transpose",))  # the pass leaves named transposes 4-D
         _run_keeping_pins(module, UNIT_DIMS, source_name)
 
 

@@ -121,3 +121,72 @@ func.func @keepdim_layernorm(%x: tensor<16x256xf32>, %g: tensor<256xf32>, %b: te
   } -> tensor<16x256xf32>
   return %y : tensor<16x256xf32>
 }
+
+// -----
+
+// torch-mlir style: [1, H, S, D] heads, K transposed in 4-D and collapsed into the batch matmul, keepdim
+// softmax statistics. The unit batch is folded (the named transposes generalized first, which the
+// unit-dim pass otherwise leaves 4-D), so K's transpose feeds the batch matmul and is folded into it.
+// 4 dispatches, as IREE's own formation (5 before).
+// CHECK-LABEL: function @attention_4d:
+// CHECK-SAME: 4 groups
+// CHECK: {{^0 +contraction\+epilogue .* 2:fill 3:batch_matmul 4:generic$}}
+// CHECK: {{^1 +reduction\+multi-reduction}}
+// IR-LABEL: func.func @attention_4d(
+// IR-NOT: linalg.transpose
+// IR: linalg.batch_matmul indexing_maps
+#m4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#r4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
+func.func @attention_4d(%q: tensor<1x4x64x32xf32>, %k: tensor<1x4x64x32xf32>, %v: tensor<1x4x64x32xf32>) -> tensor<1x64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 0.17677669 : f32
+  %ekt = tensor.empty() : tensor<1x4x32x64xf32>
+  %kt = linalg.transpose ins(%k : tensor<1x4x64x32xf32>) outs(%ekt : tensor<1x4x32x64xf32>) permutation = [0, 1, 3, 2]
+  %qc = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<1x4x64x32xf32> into tensor<4x64x32xf32>
+  %ktc = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<1x4x32x64xf32> into tensor<4x32x64xf32>
+  %es = tensor.empty() : tensor<4x64x64xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<4x64x64xf32>) -> tensor<4x64x64xf32>
+  %s = linalg.batch_matmul ins(%qc, %ktc : tensor<4x64x32xf32>, tensor<4x32x64xf32>) outs(%fs : tensor<4x64x64xf32>) -> tensor<4x64x64xf32>
+  %s4 = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [1, 4, 64, 64] : tensor<4x64x64xf32> into tensor<1x4x64x64xf32>
+  %e4 = tensor.empty() : tensor<1x4x64x64xf32>
+  %sc = linalg.generic {indexing_maps = [#m4, #m4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s4 : tensor<1x4x64x64xf32>) outs(%e4 : tensor<1x4x64x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %scale : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x64x64xf32>
+  %er = tensor.empty() : tensor<1x4x64x1xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<1x4x64x1xf32>) -> tensor<1x4x64x1xf32>
+  %mx = linalg.generic {indexing_maps = [#m4, #r4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%sc : tensor<1x4x64x64xf32>) outs(%fm : tensor<1x4x64x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x64x1xf32>
+  %ex = linalg.generic {indexing_maps = [#m4, #r4, #m4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%sc, %mx : tensor<1x4x64x64xf32>, tensor<1x4x64x1xf32>) outs(%e4 : tensor<1x4x64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %x = math.exp %d : f32
+    linalg.yield %x : f32
+  } -> tensor<1x4x64x64xf32>
+  %fz = linalg.fill ins(%zero : f32) outs(%er : tensor<1x4x64x1xf32>) -> tensor<1x4x64x1xf32>
+  %sm = linalg.generic {indexing_maps = [#m4, #r4], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%ex : tensor<1x4x64x64xf32>) outs(%fz : tensor<1x4x64x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.addf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x64x1xf32>
+  %p = linalg.generic {indexing_maps = [#m4, #r4, #m4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%ex, %sm : tensor<1x4x64x64xf32>, tensor<1x4x64x1xf32>) outs(%e4 : tensor<1x4x64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.divf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<1x4x64x64xf32>
+  %pc = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<1x4x64x64xf32> into tensor<4x64x64xf32>
+  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<1x4x64x32xf32> into tensor<4x64x32xf32>
+  %eo = tensor.empty() : tensor<4x64x32xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<4x64x32xf32>) -> tensor<4x64x32xf32>
+  %o = linalg.batch_matmul ins(%pc, %vc : tensor<4x64x64xf32>, tensor<4x64x32xf32>) outs(%fo : tensor<4x64x32xf32>) -> tensor<4x64x32xf32>
+  %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [1, 4, 64, 32] : tensor<4x64x32xf32> into tensor<1x4x64x32xf32>
+  %et = tensor.empty() : tensor<1x64x4x32xf32>
+  %ot = linalg.transpose ins(%o4 : tensor<1x4x64x32xf32>) outs(%et : tensor<1x64x4x32xf32>) permutation = [0, 2, 1, 3]
+  %out = tensor.collapse_shape %ot [[0], [1], [2, 3]] : tensor<1x64x4x32xf32> into tensor<1x64x128xf32>
+  return %out : tensor<1x64x128xf32>
+}
