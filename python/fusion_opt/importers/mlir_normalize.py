@@ -10,21 +10,23 @@ and its ReLU (measured 2026-12-03: attention 4 dispatches against IREE's 3; conv
 against 3; matmul + broadcast bias + exp + softmax 3 against 2). Normalized, they plan as 3, 4 (1.85x
 faster than IREE's 3) and 2.
 
-The steps: unit dims folded where a reduction keeps one (IREE's fold-unit-extent-dims, as the ONNX
-path runs it, named transposes generalized first since the pass leaves them alone: a keepdim
-LayerNorm 3 -> 1 dispatch, a torch-mlir style [1, H, S, D] attention 5 -> 4), transposes read by
-contractions folded into their maps (IREE's `iree-global-opt-propagate-linalg-transpose`, which the
-ONNX path runs; here only where a transpose feeds a contraction, the transposes it leaves generalized
-again), `linalg.map` generalized
-(an elementwise op with maps the layout propagation and epilogue rules read), and a broadcast or
-transpose (named, or a copy-only `linalg.generic`) whose every reader is a generic folded into those
-readers' maps (what IREE's elementwise fusion does before it forms dispatches; the planner's
-`side-input` rule would otherwise keep a broadcast bias out of its matmul's epilogue; the ONNX importer runs this step too, for an `Expand` read by an `Add`:
-matmul + Expand + Add + Relu 2 -> 1 dispatch, none of the 14 suite models has such an op). Named convs,
-pools, matmuls, reductions and softmax keep their names. Ops the user pinned or barred
+The steps, in order:
+1. unit dims folded where a reduction keeps one (IREE's fold-unit-extent-dims, as the ONNX path runs
+   it; named transposes generalized first, since the pass leaves them alone): a keepdim LayerNorm
+   3 -> 1 dispatch, a torch-mlir style [1, H, S, D] attention 5 -> 4;
+2. transposes read by contractions folded into their maps (IREE's
+   `iree-global-opt-propagate-linalg-transpose`, which the ONNX path runs; here only where a transpose
+   feeds a contraction, the transposes it leaves generalized again);
+3. `linalg.map` and `linalg.broadcast` generalized (maps the layout propagation and epilogue rules read);
+4. a copy-only generic (a broadcast or transpose) whose every reader is a generic folded into those
+   readers' maps, as IREE's elementwise fusion does before it forms dispatches (the `side-input` rule
+   would otherwise keep a broadcast bias out of its matmul's epilogue). The ONNX importer runs this
+   step too, for an `Expand` read by an `Add`: matmul + Expand + Add + Relu 2 -> 1 dispatch (none of
+   the 14 suite models has such an op).
+Named convs, pools, matmuls, reductions and softmax keep their names. Ops the user pinned or barred
 (`fusion_opt.fuse` / `fusion_opt.no_fuse`) are left as written. Numbers are unchanged: only where
-elements are read from changes. A `--transform` script runs on the normalized IR too: the op ids of
-an `--emit=transform` script must find the same ops when it is replayed.
+elements are read from changes. A `--transform` script runs on the normalized IR too: the op ids of an
+`--emit=transform` script must find the same ops when it is replayed.
 """
 from __future__ import annotations
 
@@ -75,11 +77,19 @@ def _pins(op: ir.Operation) -> int:
     return n
 
 
+def _owner(use: ir.OpOperand) -> ir.Operation:
+    return use.owner.operation if hasattr(use.owner, "operation") else use.owner
+
+
+def _reduces(o: ir.Operation) -> bool:
+    """A generic with a reduction loop."""
+    return o.name == "linalg.generic" and any("reduction" in str(t) for t in ir.ArrayAttr(o.attributes["iterator_types"]))
+
+
 def _contraction(o: ir.Operation) -> bool:
     if o.name.startswith(("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat")):
         return True
-    return o.name == "linalg.generic" and len(o.operands) - len(o.results) >= 2 and any(
-        "reduction" in str(t) for t in ir.ArrayAttr(o.attributes["iterator_types"]))
+    return _reduces(o) and len(o.operands) - len(o.results) >= 2
 
 
 def _any_op(module: ir.Module, pred) -> bool:
@@ -100,14 +110,13 @@ def _any_op(module: ir.Module, pred) -> bool:
 def _transpose_into_contraction(o: ir.Operation) -> bool:
     transpose = o.name == "linalg.transpose" or (copy_only(o) and _maps(o)[0].is_permutation and
                                                  _maps(o)[0] != ir.AffineMap.get_identity(_maps(o)[0].n_dims))
-    return transpose and any(_contraction(u.owner.operation if hasattr(u.owner, "operation") else u.owner)
-                             for u in o.results[0].uses)
+    return transpose and any(_contraction(_owner(u)) for u in o.results[0].uses)
 
 
 def _keepdim_reduction(o: ir.Operation) -> bool:
     """A reduction writing a kept unit dim (`(d0, d1) -> (d0, 0)`): not invertible, so the tile-fuse rule
     keeps its readers out of its group (a hand-written LayerNorm in three dispatches)."""
-    if o.name != "linalg.generic" or not any("reduction" in str(t) for t in ir.ArrayAttr(o.attributes["iterator_types"])):
+    if not _reduces(o):
         return False
     outs = _maps(o)[len(o.operands) - len(o.results):]
     return any(_constant(e) for m in outs for e in m.results)
@@ -195,8 +204,7 @@ def fold_copy_generic(op: ir.Operation) -> bool:
     each reader reads the source directly, through the source map composed with its own; `op` goes."""
     if not copy_only(op) or any(p in op.attributes for p in PINS):
         return False
-    uses = [(u.owner.operation if hasattr(u.owner, "operation") else u.owner, u.operand_number)
-            for u in op.results[0].uses]
+    uses = [(_owner(u), u.operand_number) for u in op.results[0].uses]
     if not uses:
         return False
     for g, k in uses:
