@@ -22,8 +22,22 @@ def new_session() -> Session:
     return sess
 
 
+# IR pins and barriers a user writes on ops (read by pipelines.read_marks, kept by importers/mlir_normalize).
+FUSE_ATTR, NO_FUSE_ATTR = "fusion_opt.fuse", "fusion_opt.no_fuse"
+
+
 def op_name(op: ir.Operation | ir.OpView) -> str:
     return op.operation.name
+
+
+def use_owner(use: ir.OpOperand) -> ir.Operation:
+    """The operation holding a use (the bindings give an OpView for registered ops)."""
+    return use.owner.operation if hasattr(use.owner, "operation") else use.owner
+
+
+def indexing_maps(op: ir.Operation | ir.OpView) -> list[ir.AffineMap]:
+    """A linalg op's `indexing_maps` attribute as affine maps."""
+    return [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
 
 
 def block_ops(func_op: ir.Operation | ir.OpView) -> list[ir.Operation]:

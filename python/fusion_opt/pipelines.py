@@ -12,7 +12,7 @@ from .fusion import DEFAULT_STRATEGY, STRATEGY_NAMES
 from .fusion import plan as make_plan
 from .fusion.control import ControlSpec, violations
 from .fusion.plan import FusionPlan
-from .ir import functions, ir
+from .ir import FUSE_ATTR, NO_FUSE_ATTR, functions, ir
 from .patterns import PATTERN_NAMES
 from .patterns import get as get_pattern
 from .patterns import hits as pattern_hits
@@ -170,9 +170,6 @@ def compile_levers(planned: list[PlannedFunction], fusion: str, target: str, til
     if fusion != "iree" and module_data_tiled(levers, user_flags):  # "iree" stays IREE's own compile
         bmm_tiles.keep_batch_matmuls_unpacked(planned)
     return levers
-
-
-FUSE_ATTR, NO_FUSE_ATTR = "fusion_opt.fuse", "fusion_opt.no_fuse"
 
 
 def read_marks(ops: list[ir.Operation], graph: DataflowGraph) -> tuple[dict[int, str], set[int]]:

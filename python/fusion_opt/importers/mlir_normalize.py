@@ -31,13 +31,13 @@ elements are read from changes. A `--transform` script runs on the normalized IR
 from __future__ import annotations
 
 from ..errors import UnsupportedError
-from ..ir import PassManager, block_ops, functions, ir
+from ..ir import FUSE_ATTR, NO_FUSE_ATTR, PassManager, block_ops, functions, indexing_maps, ir, use_owner
 
 PIPELINE = "builtin.module(func.func(iree-global-opt-propagate-linalg-transpose))"
 UNIT_DIMS = ("builtin.module(func.func(iree-dispatch-creation-fold-unit-extent-dims-for-func,"
              "iree-dispatch-creation-bubble-up-expand-shapes,iree-dispatch-creation-sink-reshapes,canonicalize,cse))")
 GENERALIZED = ("linalg.map", "linalg.broadcast")
-PINS = ("fusion_opt.fuse", "fusion_opt.no_fuse")
+PINS = (FUSE_ATTR, NO_FUSE_ATTR)
 _GENERALIZE = """module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %ops = transform.structured.match ops{[OPS]} in %root : (!transform.any_op) -> !transform.any_op
@@ -77,10 +77,6 @@ def _pins(op: ir.Operation) -> int:
     return n
 
 
-def _owner(use: ir.OpOperand) -> ir.Operation:
-    return use.owner.operation if hasattr(use.owner, "operation") else use.owner
-
-
 def _reduces(o: ir.Operation) -> bool:
     """A generic with a reduction loop."""
     return o.name == "linalg.generic" and any("reduction" in str(t) for t in ir.ArrayAttr(o.attributes["iterator_types"]))
@@ -108,9 +104,12 @@ def _any_op(module: ir.Module, pred) -> bool:
 
 
 def _transpose_into_contraction(o: ir.Operation) -> bool:
-    transpose = o.name == "linalg.transpose" or (copy_only(o) and _maps(o)[0].is_permutation and
-                                                 _maps(o)[0] != ir.AffineMap.get_identity(_maps(o)[0].n_dims))
-    return transpose and any(_contraction(_owner(u)) for u in o.results[0].uses)
+    if o.name == "linalg.transpose":
+        transpose = True
+    else:
+        src = indexing_maps(o)[0] if copy_only(o) else None
+        transpose = src is not None and src.is_permutation and src != ir.AffineMap.get_identity(src.n_dims)
+    return transpose and any(_contraction(use_owner(u)) for u in o.results[0].uses)
 
 
 def _keepdim_reduction(o: ir.Operation) -> bool:
@@ -118,7 +117,7 @@ def _keepdim_reduction(o: ir.Operation) -> bool:
     keeps its readers out of its group (a hand-written LayerNorm in three dispatches)."""
     if not _reduces(o):
         return False
-    outs = _maps(o)[len(o.operands) - len(o.results):]
+    outs = indexing_maps(o)[len(o.operands) - len(o.results):]
     return any(_constant(e) for m in outs for e in m.results)
 
 
@@ -131,13 +130,16 @@ def _constant(e: ir.AffineExpr) -> bool:
 
 
 def _run_keeping_pins(module: ir.Module, pipeline: str, source_name: str) -> bool:
-    """IREE's passes rebuild the ops they touch without their discardable attributes: `pipeline` is tried
-    on a copy first and run only where every pin survives it (pinned ops stay as written)."""
+    """IREE's passes rebuild the ops they touch without their discardable attributes: where the module has
+    pins, `pipeline` is tried on a copy first and run only if every pin survives it (pinned ops stay as
+    written); without pins it runs once."""
     try:
-        probe = module.operation.clone()
-        PassManager.parse(pipeline, context=module.context).run(probe)
-        if _pins(probe) != _pins(module.operation):
-            return False
+        pins = _pins(module.operation)
+        if pins:
+            probe = module.operation.clone()
+            PassManager.parse(pipeline, context=module.context).run(probe)
+            if _pins(probe) != pins:
+                return False
         PassManager.parse(pipeline, context=module.context).run(module.operation)
     except ir.MLIRError as e:
         raise _failed(e, source_name) from None
@@ -181,17 +183,13 @@ def _failed(e: Exception, source_name: str) -> UnsupportedError:
     return UnsupportedError(f"normalizing the input failed: {msg}", source_name)
 
 
-def _maps(op: ir.Operation) -> list[ir.AffineMap]:
-    return [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
-
-
 def copy_only(op: ir.Operation) -> bool:
     """A generic that only moves elements: one input read through a projected permutation, its result
     written through the identity, every loop parallel, the body `yield %in` (a broadcast or transpose)."""
     if op.name != "linalg.generic" or len(op.results) != 1 or len(op.operands) != 2:
         return False
     iters = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
-    src, out = _maps(op)
+    src, out = indexing_maps(op)
     body = list(op.regions[0].blocks[0].operations)
     return (all("parallel" in t for t in iters) and out == ir.AffineMap.get_identity(out.n_dims)
             and src.is_projected_permutation and src.n_symbols == 0 and len(body) == 1
@@ -204,17 +202,17 @@ def fold_copy_generic(op: ir.Operation) -> bool:
     each reader reads the source directly, through the source map composed with its own; `op` goes."""
     if not copy_only(op) or any(p in op.attributes for p in PINS):
         return False
-    uses = [(_owner(u), u.operand_number) for u in op.results[0].uses]
+    uses = [(use_owner(u), u.operand_number) for u in op.results[0].uses]
     if not uses:
         return False
     for g, k in uses:
         n_in = len(g.operands) - len(g.results) if g.name == "linalg.generic" else 0
         if g.name != "linalg.generic" or k >= n_in:
             return False
-    src_map = _maps(op)[0]
+    src_map = indexing_maps(op)[0]
     source = op.operands[0]
     for g, k in uses:
-        maps = _maps(g)
+        maps = indexing_maps(g)
         reader = maps[k]
         exprs = [reader.results[ir.AffineDimExpr(e).position] for e in src_map.results]
         maps[k] = ir.AffineMap.get(reader.n_dims, 0, exprs)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..analysis.opdesc import DataflowGraph, OpKind
 from ..fusion.legality import constant_ops, indexed
-from ..ir import constant_value, ir
+from ..ir import constant_value, indexing_maps, ir
 
 STEP_OPS = ("arith.addf", "arith.subf", "arith.mulf", "arith.divf")
 
@@ -109,7 +109,7 @@ def _init_kind(init: ir.Value, out_pos: int) -> str | None:
         return "zero" if constant_value(owner.operands[0]) == 0.0 else None
     if owner.name == "linalg.generic" and len(owner.operands) == 2:
         body = list(owner.regions[0].blocks[0].operations)
-        maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(owner.attributes["indexing_maps"])]
+        maps = indexing_maps(owner)
         src = owner.operands[0].owner
         if (len(body) == 1 and body[0].name == "linalg.yield" and len(maps[0].results) == 1
                 and ir.AffineDimExpr(maps[0].results[0]).position == out_pos

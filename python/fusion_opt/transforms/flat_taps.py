@@ -20,7 +20,7 @@ in-region reshape ran 15-20% slower.
 """
 from __future__ import annotations
 
-from ..ir import arith, block_ops, defining_op, ir, linalg, static_pad, tensor
+from ..ir import arith, block_ops, defining_op, indexing_maps, ir, linalg, static_pad, tensor, use_owner
 from .padded_results import pad_constant, single_use, static_amounts, write_pad_into_region
 
 
@@ -44,10 +44,10 @@ def _identity_readers(s: ir.Operation, region: ir.Operation, rank: int) -> list[
     out = []
     ident = ir.AffineMap.get_identity(rank)
     for use in s.results[0].uses:
-        g = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        g = use_owner(use)
         if g.name != "linalg.generic" or g.parent is None or g.parent.operation != region.operation:
             return None
-        maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(g.attributes["indexing_maps"])]
+        maps = indexing_maps(g)
         if maps[use.operand_number] != ident:
             return None
         out.append((g, use.operand_number))
@@ -104,7 +104,7 @@ def _rewrite(pad: ir.Operation) -> bool:
         return False
     shape = list(src_t.shape)
     h, w = shape[k], shape[k + 1]
-    slices = [u.owner.operation if hasattr(u.owner, "operation") else u.owner for u in pad.results[0].uses]
+    slices = [use_owner(u) for u in pad.results[0].uses]
     taps: list[tuple[ir.Operation, int, list[tuple[ir.Operation, int, int]]]] = []
     for s in slices:
         if s.name != "tensor.extract_slice" or s.parent is None or s.parent.name != "flow.dispatch.region":
