@@ -266,3 +266,230 @@ BATCH4: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor
     "recsys": (Recsys, lambda: (torch.randn(4, 13), torch.randint(0, 1000, (4, 4)))),
 }
 
+
+# --- fifth batch (2026-12-03): families the batches above lack -------------------------------------------
+
+class PointNet(nn.Module):
+    """PointNet classifier: a T-Net predicting a 3x3 transform (bmm), shared 1x1 Conv1d + BN + ReLU, a
+    global max over points."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        mlp = lambda i, o: nn.Sequential(nn.Conv1d(i, o, 1), nn.BatchNorm1d(o), nn.ReLU())
+        self.t1, self.t2, self.tfc = mlp(3, 32), mlp(32, 128), nn.Linear(128, 9)
+        self.m1, self.m2, self.m3, self.fc = mlp(3, 64), mlp(64, 128), mlp(128, 256), nn.Linear(256, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = self.tfc(self.t2(self.t1(x)).amax(2)).view(-1, 3, 3) + torch.eye(3)
+        x = torch.bmm(t, x)
+        return F.log_softmax(self.fc(self.m3(self.m2(self.m1(x))).amax(2)), -1)
+
+
+class TCN(nn.Module):
+    """Temporal convolutional net: causal dilated Conv1d (left pad, F.pad), weight-norm-free residual blocks
+    with a 1x1 downsample, dilations 1, 2, 4, 8."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        chans = [8, 32, 32, 48, 48]
+        self.c1 = nn.ModuleList([nn.Conv1d(chans[i], chans[i + 1], 3, dilation=2 ** i) for i in range(4)])
+        self.c2 = nn.ModuleList([nn.Conv1d(chans[i + 1], chans[i + 1], 3, dilation=2 ** i) for i in range(4)])
+        self.down = nn.ModuleList([nn.Conv1d(chans[i], chans[i + 1], 1) if chans[i] != chans[i + 1] else nn.Identity()
+                                   for i in range(4)])
+        self.fc = nn.Linear(48, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for i, (a, b, d) in enumerate(zip(self.c1, self.c2, self.down)):
+            p = 2 * 2 ** i
+            y = F.relu(a(F.pad(x, (p, 0))))
+            y = F.relu(b(F.pad(y, (p, 0))))
+            x = F.relu(y + d(x))
+        return self.fc(x[:, :, -1])
+
+
+class Mixer(nn.Module):
+    """MLP-Mixer: patch embedding, token mixing (LayerNorm, transpose, MLP over tokens, transpose back) and
+    channel mixing, GELU, mean over tokens."""
+
+    def __init__(self, d: int = 96, tokens: int = 64, layers: int = 2) -> None:
+        super().__init__()
+        self.embed = nn.Conv2d(3, d, 8, 8)
+        self.blocks = nn.ModuleList([nn.ModuleDict(dict(
+            n1=nn.LayerNorm(d), t1=nn.Linear(tokens, 128), t2=nn.Linear(128, tokens),
+            n2=nn.LayerNorm(d), c1=nn.Linear(d, 192), c2=nn.Linear(192, d))) for _ in range(layers)])
+        self.norm, self.head = nn.LayerNorm(d), nn.Linear(d, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.embed(x).flatten(2).transpose(1, 2)
+        for b in self.blocks:
+            x = x + b["t2"](F.gelu(b["t1"](b["n1"](x).transpose(1, 2)))).transpose(1, 2)
+            x = x + b["c2"](F.gelu(b["c1"](b["n2"](x))))
+        return self.head(self.norm(x).mean(1))
+
+
+class GCN(nn.Module):
+    """Two-layer graph convolution on a dense normalized adjacency (a second input): D^-1/2 (A + I) D^-1/2
+    computed in the graph, then A X W twice, log-softmax per node."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w1, self.w2 = nn.Linear(32, 64), nn.Linear(64, 7)
+
+    def forward(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
+        a = adj + torch.eye(adj.shape[-1])
+        d = a.sum(-1).rsqrt()
+        a = d[:, None] * a * d[None, :]
+        h = F.relu(a @ self.w1(x))
+        return F.log_softmax(a @ self.w2(h), -1)
+
+
+class Inception3ish(nn.Module):
+    """Inception-v3's factorized blocks: 1x7 / 7x1 convs (asymmetric padding), a 3x3 average pool branch,
+    BN + ReLU, a stride-2 reduction block with a 3x3 max pool without padding, concats."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        cbr = lambda i, o, k, s=1, p=0: nn.Sequential(nn.Conv2d(i, o, k, s, p, bias=False), nn.BatchNorm2d(o), nn.ReLU())
+        self.stem = cbr(3, 32, 3, 2)
+        self.b1, self.b7a, self.b7b, self.b7c = cbr(32, 24, 1), cbr(32, 16, 1), cbr(16, 16, (1, 7), p=(0, 3)), cbr(16, 24, (7, 1), p=(3, 0))
+        self.bp = cbr(32, 16, 1)
+        self.r3, self.r3b = cbr(64, 48, 1), cbr(48, 64, 3, 2)
+        self.fc = nn.Linear(64 + 64, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.stem(x)
+        x = torch.cat([self.b1(x), self.b7c(self.b7b(self.b7a(x))), self.bp(F.avg_pool2d(x, 3, 1, 1))], 1)
+        x = torch.cat([self.r3b(self.r3(x)), F.max_pool2d(x, 3, 2)], 1)
+        return self.fc(x.mean((2, 3)))
+
+
+class PreActResNet(nn.Module):
+    """Pre-activation residual blocks (BN -> ReLU -> conv, BN not foldable into the conv it precedes), a
+    strided block with a 1x1 shortcut."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c0 = nn.Conv2d(3, 32, 3, 1, 1, bias=False)
+        self.bn1, self.c1, self.bn2, self.c2 = nn.BatchNorm2d(32), nn.Conv2d(32, 32, 3, 1, 1, bias=False), nn.BatchNorm2d(32), nn.Conv2d(32, 32, 3, 1, 1, bias=False)
+        self.bn3, self.c3, self.bn4, self.c4 = nn.BatchNorm2d(32), nn.Conv2d(32, 64, 3, 2, 1, bias=False), nn.BatchNorm2d(64), nn.Conv2d(64, 64, 3, 1, 1, bias=False)
+        self.sc, self.bnf, self.fc = nn.Conv2d(32, 64, 1, 2, bias=False), nn.BatchNorm2d(64), nn.Linear(64, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.c0(x)
+        x = x + self.c2(F.relu(self.bn2(self.c1(F.relu(self.bn1(x))))))
+        o = F.relu(self.bn3(x))
+        x = self.sc(o) + self.c4(F.relu(self.bn4(self.c3(o))))
+        return self.fc(F.relu(self.bnf(x)).mean((2, 3)))
+
+
+class VAEDecoder(nn.Module):
+    """A VAE decoder: Linear to 4x4x64, ConvTranspose2d stride 2 (k 4, p 1) three times with BN + LeakyReLU,
+    sigmoid output."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(16, 64 * 4 * 4)
+        up = lambda i, o: nn.Sequential(nn.ConvTranspose2d(i, o, 4, 2, 1), nn.BatchNorm2d(o), nn.LeakyReLU(0.2))
+        self.u1, self.u2, self.u3 = up(64, 32), up(32, 16), nn.ConvTranspose2d(16, 3, 4, 2, 1)
+
+    def forward(self, z: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(self.u3(self.u2(self.u1(self.fc(z).view(-1, 64, 4, 4)))))
+
+
+class Siamese(nn.Module):
+    """Two inputs through one shared encoder, L2-normalized embeddings, cosine similarity and a pairwise
+    distance."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.enc = nn.Sequential(nn.Conv2d(1, 16, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(16, 32, 3, 1, 1),
+                                 nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, 24))
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        ea, eb = F.normalize(self.enc(a), dim=1), F.normalize(self.enc(b), dim=1)
+        return torch.stack([F.cosine_similarity(ea, eb), F.pairwise_distance(ea, eb)], 1)
+
+
+class Perceiver(nn.Module):
+    """Perceiver-style: 32 learned latents cross-attend to 256 input tokens (different query and key
+    lengths, nn.MultiheadAttention), then one latent self-attention block."""
+
+    def __init__(self, d: int = 64) -> None:
+        super().__init__()
+        self.lat, self.inp = nn.Parameter(torch.randn(1, 32, d) * 0.5), nn.Linear(16, d)
+        self.cross, self.ln1, self.ln2 = nn.MultiheadAttention(d, 1, batch_first=True), nn.LayerNorm(d), nn.LayerNorm(d)
+        self.self_ = nn.TransformerEncoderLayer(d, 4, 128, dropout=0.0, batch_first=True)
+        self.head = nn.Linear(d, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        kv = self.ln1(self.inp(x))
+        q = self.ln2(self.lat.expand(x.shape[0], -1, -1))
+        h = q + self.cross(q, kv, kv, need_weights=False)[0]
+        return self.head(self.self_(h).mean(1))
+
+
+class Xceptionish(nn.Module):
+    """Xception's entry flow: separable convs (depthwise 3x3 + pointwise) with BN, ReLU between, a 3x3
+    stride-2 max pool with padding 1 added to a 1x1 stride-2 conv shortcut, twice."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 32, 3, 2, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU())
+        sep = lambda i, o: nn.Sequential(nn.Conv2d(i, i, 3, 1, 1, groups=i, bias=False), nn.Conv2d(i, o, 1, bias=False), nn.BatchNorm2d(o))
+        self.s1a, self.s1b, self.sc1 = sep(32, 64), sep(64, 64), nn.Sequential(nn.Conv2d(32, 64, 1, 2, bias=False), nn.BatchNorm2d(64))
+        self.s2a, self.s2b, self.sc2 = sep(64, 128), sep(128, 128), nn.Sequential(nn.Conv2d(64, 128, 1, 2, bias=False), nn.BatchNorm2d(128))
+        self.fc = nn.Linear(128, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.stem(x)
+        x = F.max_pool2d(self.s1b(F.relu(self.s1a(x))), 3, 2, 1) + self.sc1(x)
+        x = F.max_pool2d(self.s2b(F.relu(self.s2a(F.relu(x)))), 3, 2, 1) + self.sc2(x)
+        return self.fc(F.relu(x).mean((2, 3)))
+
+
+class TopKHead(nn.Module):
+    """Classification post-processing: softmax, top-5 values and indices (int64 output), argmax, a gather of
+    the chosen class's logit."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(64, 128), nn.Linear(128, 100)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        z = self.fc2(F.relu(self.fc1(x)))
+        vals, idx = z.softmax(-1).topk(5, -1)
+        best = z.argmax(-1, keepdim=True)
+        return vals, idx, torch.gather(z, 1, best)
+
+
+class QuartzNet(nn.Module):
+    """QuartzNet-style 1-D ASR blocks: depthwise-separable Conv1d (k 33, 39), BN, ReLU, a residual
+    pointwise branch, then a 1x1 classifier and log-softmax over classes per frame."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c0 = nn.Sequential(nn.Conv1d(64, 64, 33, 2, 16, groups=64, bias=False), nn.Conv1d(64, 96, 1, bias=False), nn.BatchNorm1d(96), nn.ReLU())
+        sep = lambda c, k: nn.Sequential(nn.Conv1d(c, c, k, 1, k // 2, groups=c, bias=False), nn.Conv1d(c, c, 1, bias=False), nn.BatchNorm1d(c))
+        self.a, self.b, self.res = sep(96, 33), sep(96, 39), nn.Sequential(nn.Conv1d(96, 96, 1, bias=False), nn.BatchNorm1d(96))
+        self.out = nn.Conv1d(96, 29, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.c0(x)
+        x = F.relu(self.b(F.relu(self.a(x))) + self.res(x))
+        return F.log_softmax(self.out(x), 1)
+
+
+BATCH5: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
+    "pointnet": (PointNet, lambda: (torch.randn(2, 3, 512),)),
+    "tcn": (TCN, lambda: (torch.randn(1, 8, 200),)),
+    "mixer": (Mixer, lambda: (torch.randn(1, 3, 64, 64),)),
+    "gcn": (GCN, lambda: (torch.randn(100, 32), (torch.rand(100, 100) > 0.9).float())),
+    "inception3ish": (Inception3ish, lambda: (torch.randn(1, 3, 75, 75),)),
+    "preact": (PreActResNet, lambda: (torch.randn(1, 3, 32, 32),)),
+    "vaedecoder": (VAEDecoder, lambda: (torch.randn(2, 16),)),
+    "siamese": (Siamese, lambda: (torch.randn(2, 1, 28, 28), torch.randn(2, 1, 28, 28))),
+    "perceiver": (Perceiver, lambda: (torch.randn(1, 256, 16),)),
+    "xceptionish": (Xceptionish, lambda: (torch.randn(1, 3, 64, 64),)),
+    "topkhead": (TopKHead, lambda: (torch.randn(4, 64),)),
+    "quartznet": (QuartzNet, lambda: (torch.randn(1, 64, 256),)),
+}

@@ -299,23 +299,26 @@ def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
     copies whose rows are whole packed tiles of `pack_cols` columns (`TargetDesc.packed_cols`)."""
     pinned = set().union(*constraints.pins) if constraints is not None and constraints.pins else set()
     rules = [h.check for h in HANDOFFS] + ([partial(_h_packed_copy, pack_cols=pack_cols)] if data_tiling else [])
-    keep, handed = [], []
-    for g in plan.groups:
-        why = None if pinned & set(g.ops) else next((r for check in rules if (r := check(graph, g))), None)
-        (handed.append((g, why)) if why else keep.append(g))
-    handed_ops = {i for g, _ in handed for i in g.ops}
-    changed = bool(handed)
-    while changed:
-        changed = False
-        for g in list(keep):
-            if not pinned & set(g.ops) and _feeds_iree(graph, g, handed_ops):
-                keep.remove(g)
-                handed.append((g, FEEDS_REASON))
-                handed_ops |= set(g.ops)
-                changed = True
+    held: set[int] = set()  # ops whose group stays ours: handed back too, IREE would miscompile (`misfused_reads`)
+    while True:
+        keep, handed = _select(plan, graph, rules, pinned | held)
+        left = set(plan.unplaced).union(*(g.ops for g, _ in handed))
+        wrong = misfused_reads(graph, left)
+        if not wrong:
+            break
+        why = {i: w for g, w in handed for i in g.ops}
+        grown = set()
+        for p, c in wrong:  # keep a cheap producer handed back for feeding IREE, else the reader, else the producer
+            pick = p if why.get(p) == FEEDS_REASON or c not in why else c
+            grown |= {pick} if pick in why else {p} & set(why)
+        if not grown - held:  # both were never in a group of ours: nothing to keep
+            break
+        held |= grown
+    held_notes = tuple(f"ops {', '.join(map(str, g.ops))} ({g.kind}): kept: {HELD_REASON}" for g in keep
+                       if held & set(g.ops))
     kept_notes = tuple(n for g in keep if data_tiling and (n := _kept_copy_note(graph, g, pack_cols)))
     if not handed:
-        return replace(plan, notes=plan.notes + kept_notes) if kept_notes else plan
+        return replace(plan, notes=plan.notes + kept_notes + held_notes) if kept_notes or held_notes else plan
     groups = tuple(replace(g, id=k) for k, g in enumerate(keep))
     splats = {i for g, why in handed if why == FILL_REASON for i in g.ops}  # IREE clones them: `cloned`
     unplaced = tuple(sorted({*plan.unplaced, *(i for g, _ in handed for i in g.ops)} - splats))
@@ -325,8 +328,57 @@ def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
                                if why != CONST_REASON)
     if const:  # one note: a model has one or two per BatchNorm
         notes += (f"ops {', '.join(map(str, const))}: {CONST_REASON}",)
-    notes += kept_notes
+    notes += kept_notes + held_notes
     return replace(plan, groups=groups, unplaced=unplaced, cloned=cloned, notes=notes)
+
+
+def _select(plan: FusionPlan, graph: DataflowGraph, rules: list, kept: set[int]) -> tuple[list, list]:
+    """(groups kept, (group, reason) handed back): the rules, then `feeds-iree` to a fixed point; groups
+    holding an op of `kept` stay."""
+    keep, handed = [], []
+    for g in plan.groups:
+        why = None if kept & set(g.ops) else next((r for check in rules if (r := check(graph, g))), None)
+        (handed.append((g, why)) if why else keep.append(g))
+    handed_ops = {i for g, _ in handed for i in g.ops}
+    changed = bool(handed)
+    while changed:
+        changed = False
+        for g in list(keep):
+            if not kept & set(g.ops) and _feeds_iree(graph, g, handed_ops):
+                keep.remove(g)
+                handed.append((g, FEEDS_REASON))
+                handed_ops |= set(g.ops)
+                changed = True
+    return keep, handed
+
+
+HELD_REASON = ("handed back with a reader or producer also left to IREE, which IREE 3.13 would fuse into one "
+               "two-result op computing the shared value only where a strided reader reads it (misfused_reads)")
+
+
+def misfused_reads(graph: DataflowGraph, left: set[int]) -> list[tuple[int, int]]:
+    """(producer, reader) pairs of ops both left to IREE that IREE 3.13 fuses wrongly: an all-parallel
+    generic whose value has other readers (or is returned), read by an all-parallel generic through a map
+    that is no permutation (a strided window copy, `(d0, d1 * 2, d2 * 2)`). IREE fuses the producer into
+    that reader as a two-result op over the reader's loops, so the value its other readers get is computed
+    only where this reader reads (found on a pre-activation ResNet: a ReLU feeding a 1x1 stride-2 conv's
+    window copy and a 3x3 conv, error 0.17 at magnitude 0.28; test_handoff_iree_bugs.py)."""
+    from .legality import window_read
+
+    def parallel(i: int) -> bool:
+        op = graph.ops[i]
+        return op.name == "linalg.generic" and all(it == "parallel" for it in op.iterator_types)
+
+    out = []
+    for p in sorted(left):
+        if not parallel(p):
+            continue
+        reads = graph.uses_through(p, is_free)
+        if len({e.consumer for e in reads}) < 2 and p not in graph.outputs:
+            continue
+        out += [(p, e.consumer) for e in reads if e.consumer in left and not e.captured and parallel(e.consumer)
+                and window_read(graph.ops[e.consumer], e.operand)]
+    return out
 
 
 hand_groups_to_iree = hand_padded_groups_to_iree

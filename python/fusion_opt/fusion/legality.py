@@ -274,6 +274,12 @@ def _r_const_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
+def window_read(op: OpDesc, pos: int) -> bool:
+    """Operand `pos` is read through a map that is no permutation of loops: a window, stride or offset
+    (`d1 * 2`, `d0 + d3`, `d1 + 2`)."""
+    return any(k in ("window", "offset") for k, _ in _access(op, pos))
+
+
 def reads_at_offset(op: OpDesc) -> bool:
     """The op reads one of its inputs at a constant offset (`d1 + 2`): a stencil tap."""
     return any(k == "offset" for pos in range(op.num_dps_inputs) for k, _ in _access(op, pos))
