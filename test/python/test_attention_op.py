@@ -132,3 +132,42 @@ def test_cpu_attention_tiles():
             "vector_reduction = [0, 0, 0, 0, 32]") in bert
     small = cpu_attention_compilation_info((16, 8, 16, 8))          # no batch loop, short rows
     assert "vector_common_parallel = [8, 8, 0, 0], vector_reduction = [0, 0, 0, 8]" in small
+
+
+def test_tiles_stay_under_irees_vector_limit_of_the_cpu():
+    """IREE refuses a vector of 512 native vectors or more: 32 KB with AVX-512, 16 KB with AVX2. A Perceiver's
+    32 x 64 x 64 x 256 cross-attention got AVX-512 tiles on an AVX2 host and failed to compile."""
+    from fusion_opt.backends.lowering import cpu_attention_compilation_info
+
+    for vb, rows in ((64, 2), (32, 1)):
+        info = cpu_attention_compilation_info((32, 64, 64, 256), vb)
+        assert f"vector_common_parallel = [{rows}, 64, 0, 0], vector_reduction = [0, 0, 0, 32]" in info
+    wide = cpu_attention_compilation_info((16, 128, 128, 64), 32)        # K1 128: fewer keys per step
+    assert "vector_common_parallel = [1, 64, 0, 0], vector_reduction = [0, 0, 0, 16]" in wide
+
+
+def test_attention_tiles_iree_refuses_fall_back_to_irees_own():
+    """An attention op whose tile sizes IREE refuses ("large vector sizes") is compiled with IREE's own tiles,
+    and the fallback says so; the numbers stay right."""
+    info = ("#iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [64, 64, 0, 0], "
+            "vector_common_parallel = [64, 64, 0, 0], vector_reduction = [0, 0, 0, 128]>, translation_info = "
+            "#iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<LinalgExtTileAndVectorize>>>")
+    maps = ", ".join(f"affine_map<(d0, d1, d2, d3) -> ({r})>" for r in ("d0, d2", "d2, d3", "d3, d1", "", "d0, d1"))
+    text = f"""func.func @main(%q: tensor<64x64xf32>, %k: tensor<64x128xf32>, %v: tensor<128x64xf32>) -> tensor<64x64xf32> {{
+  %s = arith.constant 0.125 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %r = iree_linalg_ext.attention <indexing_maps = [{maps}]> {{compilation_info = {info}}} ins(%q, %k, %v, %s : tensor<64x64xf32>, tensor<64x128xf32>, tensor<128x64xf32>, f32) outs(%e : tensor<64x64xf32>) {{
+  ^bb0(%x: f32):
+    iree_linalg_ext.yield %x : f32
+  }} -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}}
+"""
+    m = fo.compile_mlir(text, fusion="none")
+    assert len(m.fallbacks) == 1 and "IREE's own tile sizes" in str(m.fallbacks[0]), m.fallbacks
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal(s).astype(np.float32) for s in ((64, 64), (64, 128), (128, 64)))
+    s = q.astype(np.float64) @ k * 0.125
+    p = np.exp(s - s.max(1, keepdims=True))
+    want = (p / p.sum(1, keepdims=True)) @ v
+    np.testing.assert_allclose(np.asarray(m(q, k, v)), want, rtol=1e-4, atol=1e-4)

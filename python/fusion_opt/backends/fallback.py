@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..analysis.classify import ATTENTION_OP
 from ..errors import CompileError, InputError
 from ..ir import Session, functions, ir
 from ..transforms.dispatch_regions import (GROUP_LOC_PREFIX, regions_holding_loc, regions_of_group,
@@ -42,7 +43,30 @@ class Fallback:
     def __str__(self) -> str:
         if self.group is None:
             return f"IREE failed at a location no group holds ({self.error}); {self.action}"
-        return f"group {self.group} failed to compile in IREE ({self.error}); left to IREE's own fusion"
+        return f"group {self.group} failed to compile in IREE ({self.error}); {self.action or LEFT}"
+
+
+LEFT = "left to IREE's own fusion"
+UNTUNED = "compiled with IREE's own tile sizes for its attention op instead of ours"
+
+
+def _tuned_attention(module: ir.Module, err: CompileError, regions: list[ir.Operation]) -> list[ir.Operation]:
+    """Attention ops carrying our tile sizes (rewrites/attention.py) in the failing regions, or, when no
+    region is to blame, at the error's location: IREE's own tiles for the op always compile (its limit on
+    vector sizes depends on the CPU, 2026-12-03), so they are dropped before the group is given up."""
+    m = _FIRST_LOC.search(f"{err.where or ''} {err.message}")
+    where = m.group(1) if m is not None else None
+    found: list[ir.Operation] = []
+
+    def visit(o: ir.Operation) -> ir.WalkResult:
+        if o.name == ATTENTION_OP and "compilation_info" in o.attributes and \
+                (regions or (where is not None and where in str(o.location))):
+            found.append(o)
+        return ir.WalkResult.ADVANCE
+
+    for root in regions or [module.operation]:
+        root.walk(visit)
+    return found
 
 
 def failing_group(err: CompileError) -> int | None:
@@ -92,6 +116,14 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
             return art, tuple(fallbacks)
         except CompileError as err:
             what, regions = failing_regions(module, err)
+            tuned = _tuned_attention(module, err, regions) if len(fallbacks) < MAX_FALLBACKS else []
+            if tuned:
+                for o in tuned:
+                    del o.attributes["compilation_info"]
+                gids = sorted({int(m.group(1)) for r in regions if (m := _GROUP.search(str(r.location)))})
+                msg = " ".join(err.message.split())[:200]
+                fallbacks.extend(Fallback(g, msg, UNTUNED) for g in gids or [None])
+                continue
             if not regions and len(fallbacks) < MAX_FALLBACKS:
                 msg = " ".join(f"{err.where}: {err.message}".split())[:200]
                 everything = regions_where(module, lambda r: True)

@@ -156,17 +156,39 @@ def window_copy_compilation_info(distribution: Sequence[int], lanes: int) -> str
 # to QK^T + softmax + PV as IREE forms them): 4x128x128x64 0.88, 12x128x128x64 1.01, 4x512x512x64 0.97,
 # 8x197x197x64 0.16 (the split form's 197-wide rows are masked). 8 rows x 8 keys: 1.07, 1.32, 2.42, 0.31.
 ATTENTION_KEYS = 32            # K2 per vector step
-ATTENTION_VECTOR_BYTES = 16384  # rows x K1 x keys x 4 bytes of the QK^T vector: IREE refuses 32 KB
+# IREE refuses a dispatch with a vector of 512 native vectors or more (LLVMCPUVerifyVectorSizeLegality,
+# `--iree-llvmcpu-max-allowed-number-of-native-vectors`): 32 KB with AVX-512, 16 KB with AVX2 (an AVX2
+# EPYC refused the 2 x 64 x 32 QK^T tile, 16 KB, that AVX-512 hosts compile: 2026-12-03, a Perceiver's
+# cross-attention, fifth unseen-model batch).
+MAX_NATIVE_VECTORS = 512
 
 
-def cpu_attention_compilation_info(ranges: Sequence[int]) -> str:
+def native_vector_bytes(target: TargetDesc) -> int:
+    """The native vector IREE's llvm-cpu codegen sizes its checks by: the real CPU's for `host` (compiled
+    with `--iree-llvmcpu-target-cpu=host`, whatever description the planner was given), else the
+    description's."""
+    if target.name == "host":
+        from ..cost.host import cpu_flags
+
+        flags = cpu_flags()
+        if flags:
+            return 64 if "avx512f" in flags else 32 if {"avx2", "avx"} & flags else 16
+    return max(16, target.vector_bits // 8)
+
+
+def cpu_attention_compilation_info(ranges: Sequence[int], vector_bytes: int = 64) -> str:
     """A `compilation_info` for an f32 attention over loops (batch?, M, N, K1, K2) on llvm-cpu: workgroups
-    of up to 64 rows x 64 columns per batch, vector tiles of as many rows as keep the QK^T vector
-    (rows x K1 x keys) within `ATTENTION_VECTOR_BYTES` (at most 8), N up to 64, K2 by `ATTENTION_KEYS`."""
+    of up to 64 rows x 64 columns per batch, N up to 64, K2 by up to `ATTENTION_KEYS` and as many rows (at
+    most 8) as keep the QK^T and PV vectors (rows x max(K1, N) x keys) under IREE's limit for a native
+    vector of `vector_bytes` (`native_vector_bytes`)."""
     *batch, m, n, k1, k2 = ranges
+    limit = MAX_NATIVE_VECTORS * vector_bytes
+    width = max(k1, min(n, 64))
     keys = min(k2, ATTENTION_KEYS)
+    while keys > 1 and width * keys * 4 >= limit:
+        keys //= 2
     rows = 1
-    while rows < 8 and rows * 2 <= m and rows * 2 * k1 * keys * 4 <= ATTENTION_VECTOR_BYTES:
+    while rows < 8 and rows * 2 <= m and rows * 2 * width * keys * 4 < limit:
         rows *= 2
     ones = [1] * len(batch)
     dist = _ints([*ones, min(m, 64), min(n, 64), 0, 0])

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ..analysis.classify import ATTENTION_OP, NAMED_MATMUL_DIMS, attention_flops
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
-from ..backends.lowering import cpu_attention_compilation_info
+from ..backends.lowering import cpu_attention_compilation_info, native_vector_bytes
 from ..cost.group import elem_bytes
 from ..cost.model import estimate
 from ..cost.targets import TargetDesc
@@ -212,7 +212,8 @@ def apply_for(target: TargetDesc):
         if target.kind == "cpu":
             ranges = attention_desc(graph, s).loop_ranges
             with att.context:
-                att.attributes["compilation_info"] = ir.Attribute.parse(cpu_attention_compilation_info(ranges))
+                info = cpu_attention_compilation_info(ranges, native_vector_bytes(target))
+                att.attributes["compilation_info"] = ir.Attribute.parse(info)
     return go
 
 
