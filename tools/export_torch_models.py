@@ -17,7 +17,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from unseen_models import BATCH4, BATCH5  # noqa: E402  (the fourth and fifth batches)
+from unseen_models import BATCH4, BATCH5, BATCH6  # noqa: E402  (the fourth to sixth batches)
 
 
 class MiniGPT(nn.Module):
@@ -126,8 +126,8 @@ def _randomize(net: nn.Module, batch: tuple[torch.Tensor, ...], transformer_weig
 
 def export(name: str, out: Path) -> Path:
     torch.manual_seed(0)
-    if name in BATCH4 or name in BATCH5:
-        cls, make_inputs = {**BATCH4, **BATCH5}[name]
+    if name in BATCH4 or name in BATCH5 or name in BATCH6:
+        cls, make_inputs = {**BATCH4, **BATCH5, **BATCH6}[name]
         net = cls()
         _randomize(net, make_inputs(), transformer_weights=False)
         xs = make_inputs()
@@ -153,7 +153,7 @@ def main(argv: list[str]) -> int:
         return 2
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
-    for name in argv[1:] or [*TORCHVISION, *OWN, *BATCH4, *BATCH5]:
+    for name in argv[1:] or [*TORCHVISION, *OWN, *BATCH4, *BATCH5, *BATCH6]:
         print(export(name, out))
     return 0
 

@@ -493,3 +493,228 @@ BATCH5: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor
     "topkhead": (TopKHead, lambda: (torch.randn(4, 64),)),
     "quartznet": (QuartzNet, lambda: (torch.randn(1, 64, 256),)),
 }
+
+
+# --- sixth batch (2026-12-03): grouped / attention-in-CNN / pyramid / padding modes ----------------------
+
+class ResNeXtBlock(nn.Module):
+    """Two ResNeXt bottlenecks (1x1, grouped 3x3 with 32 groups, 1x1, BN, ReLU), the second strided with a
+    projection shortcut."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        bn = nn.BatchNorm2d
+
+        def block(i: int, w: int, o: int, s: int) -> nn.ModuleDict:
+            return nn.ModuleDict(dict(a=nn.Conv2d(i, w, 1, bias=False), ba=bn(w), b=nn.Conv2d(w, w, 3, s, 1, groups=32, bias=False),
+                                      bb=bn(w), c=nn.Conv2d(w, o, 1, bias=False), bc=bn(o),
+                                      sc=nn.Sequential(nn.Conv2d(i, o, 1, s, bias=False), bn(o)) if s != 1 or i != o else nn.Identity()))
+        self.stem = nn.Sequential(nn.Conv2d(3, 64, 3, 2, 1, bias=False), bn(64), nn.ReLU())
+        self.blocks = nn.ModuleList([block(64, 128, 128, 1), block(128, 256, 256, 2)])
+        self.fc = nn.Linear(256, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.stem(x)
+        for b in self.blocks:
+            y = F.relu(b["ba"](b["a"](x)))
+            y = F.relu(b["bb"](b["b"](y)))
+            x = F.relu(b["bc"](b["c"](y)) + b["sc"](x))
+        return self.fc(x.mean((2, 3)))
+
+
+class FPN(nn.Module):
+    """A three-level feature pyramid: strided convs down, 1x1 laterals, nearest 2x upsampling added top-down,
+    3x3 smoothing convs, outputs of three sizes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1, self.c2, self.c3 = nn.Conv2d(3, 32, 3, 2, 1), nn.Conv2d(32, 64, 3, 2, 1), nn.Conv2d(64, 128, 3, 2, 1)
+        self.l1, self.l2, self.l3 = nn.Conv2d(32, 48, 1), nn.Conv2d(64, 48, 1), nn.Conv2d(128, 48, 1)
+        self.s1, self.s2 = nn.Conv2d(48, 48, 3, 1, 1), nn.Conv2d(48, 48, 3, 1, 1)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        a = F.relu(self.c1(x))
+        b = F.relu(self.c2(a))
+        c = F.relu(self.c3(b))
+        p3 = self.l3(c)
+        p2 = self.l2(b) + F.interpolate(p3, scale_factor=2, mode="nearest")
+        p1 = self.l1(a) + F.interpolate(p2, scale_factor=2, mode="nearest")
+        return self.s1(p1), self.s2(p2), p3
+
+
+class CBAM(nn.Module):
+    """A conv followed by CBAM: channel attention (shared MLP over avg- and max-pooled maps, sigmoid) then
+    spatial attention (channel-wise mean and max stacked, a 7x7 conv, sigmoid)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = nn.Conv2d(3, 32, 3, 1, 1)
+        self.mlp = nn.Sequential(nn.Conv2d(32, 8, 1), nn.ReLU(), nn.Conv2d(8, 32, 1))
+        self.sp = nn.Conv2d(2, 1, 7, 1, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.c(x))
+        ca = torch.sigmoid(self.mlp(F.adaptive_avg_pool2d(x, 1)) + self.mlp(F.adaptive_max_pool2d(x, 1)))
+        x = x * ca
+        sa = torch.sigmoid(self.sp(torch.cat([x.mean(1, keepdim=True), x.amax(1, keepdim=True)], 1)))
+        return x * sa
+
+
+class NonLocal(nn.Module):
+    """A non-local block: theta / phi / g 1x1 convs, attention over the 16x16 positions (permute, bmm,
+    softmax), a 1x1 conv back and a residual add, after a strided conv."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = nn.Conv2d(3, 64, 3, 2, 1)
+        self.t, self.p, self.g, self.o = nn.Conv2d(64, 32, 1), nn.Conv2d(64, 32, 1), nn.Conv2d(64, 32, 1), nn.Conv2d(32, 64, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.c(x))
+        b, c, h, w = x.shape
+        t = self.t(x).flatten(2).permute(0, 2, 1)
+        p = self.p(x).flatten(2)
+        g = self.g(x).flatten(2).permute(0, 2, 1)
+        a = torch.softmax(torch.bmm(t, p), -1)
+        y = torch.bmm(a, g).permute(0, 2, 1).reshape(b, 32, h, w)
+        return x + self.o(y)
+
+
+class Ghost(nn.Module):
+    """GhostNet modules: a primary 1x1 conv, a cheap depthwise 3x3 on its output, concatenated and sliced to
+    the wanted channels; two modules with a residual add."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Conv2d(3, 40, 3, 2, 1)
+        self.p1, self.d1 = nn.Sequential(nn.Conv2d(40, 20, 1, bias=False), nn.BatchNorm2d(20), nn.ReLU()), \
+            nn.Sequential(nn.Conv2d(20, 20, 3, 1, 1, groups=20, bias=False), nn.BatchNorm2d(20), nn.ReLU())
+        self.p2, self.d2 = nn.Sequential(nn.Conv2d(40, 20, 1, bias=False), nn.BatchNorm2d(20)), \
+            nn.Sequential(nn.Conv2d(20, 20, 3, 1, 1, groups=20, bias=False), nn.BatchNorm2d(20))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.stem(x)
+        a = self.p1(x)
+        y = torch.cat([a, self.d1(a)], 1)[:, :40]
+        b = self.p2(y)
+        return x + torch.cat([b, self.d2(b)], 1)[:, :40]
+
+
+class AdaIN(nn.Module):
+    """Adaptive instance normalization between two inputs: content features normalized per channel and
+    given the style features' mean and std (unbiased variance), after a shared conv encoder."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.enc = nn.Sequential(nn.Conv2d(3, 32, 3, 1, 1), nn.ReLU(), nn.Conv2d(32, 32, 3, 2, 1), nn.ReLU())
+        self.dec = nn.Conv2d(32, 3, 3, 1, 1)
+
+    def forward(self, content: torch.Tensor, style: torch.Tensor) -> torch.Tensor:
+        c, s = self.enc(content), self.enc(style)
+        cm, cs = c.mean((2, 3), keepdim=True), (c.var((2, 3), keepdim=True) + 1e-5).sqrt()
+        sm, ss = s.mean((2, 3), keepdim=True), (s.var((2, 3), keepdim=True) + 1e-5).sqrt()
+        return self.dec((c - cm) / cs * ss + sm)
+
+
+class SegHead(nn.Module):
+    """A segmentation head: convs, softmax over the class dim (dim 1 of NCHW), argmax over classes (int64),
+    and a log-softmax over the class dim too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.b = nn.Sequential(nn.Conv2d(3, 32, 3, 1, 1), nn.ReLU(), nn.Conv2d(32, 21, 1))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        y = self.b(x)
+        return y.softmax(1), y.argmax(1), F.log_softmax(y, 1)
+
+
+class TransposedMix(nn.Module):
+    """A ConvTranspose1d (stride 2), a grouped ConvTranspose2d (groups 4, stride 2, output_padding 1) and a
+    depthwise conv with stride 2 and dilation 2."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.t1 = nn.ConvTranspose1d(8, 16, 5, 2, 2)
+        self.c = nn.Conv2d(3, 16, 3, 1, 1)
+        self.t2 = nn.ConvTranspose2d(16, 16, 3, 2, 1, output_padding=1, groups=4)
+        self.dw = nn.Conv2d(16, 16, 3, 2, 2, dilation=2, groups=16)
+
+    def forward(self, s: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return F.relu(self.t1(s)), self.dw(F.relu(self.t2(F.relu(self.c(x)))))
+
+
+class PadModes(nn.Module):
+    """Convs with padding_mode replicate and circular, an asymmetric stride (1, 2) conv, a constant pad of
+    a non-zero value, then a 3x3 max pool with ceil mode."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.r = nn.Conv2d(3, 16, 3, 1, 1, padding_mode="replicate")
+        self.c = nn.Conv2d(16, 16, 3, 1, 1, padding_mode="circular")
+        self.a = nn.Conv2d(16, 24, (3, 3), (1, 2), (1, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.c(F.relu(self.r(x))))
+        x = F.pad(self.a(x), (1, 2, 0, 1), value=0.5)
+        return F.max_pool2d(x, 3, 2, ceil_mode=True)
+
+
+class BroadcastMatmul(nn.Module):
+    """Matmuls with batch broadcasting (4-D x 3-D, 3-D x 2-D weight shared), a gated linear unit and SwiGLU."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 32, 48) * 0.1)
+        self.glu, self.up, self.gate, self.down = nn.Linear(48, 96), nn.Linear(48, 64), nn.Linear(48, 64), nn.Linear(64, 48)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.matmul(x, self.w)                      # [2, 4, 16, 32] x [4, 32, 48]
+        y = F.glu(self.glu(y), -1)
+        return self.down(F.silu(self.gate(y)) * self.up(y))
+
+
+class ElmanRNN(nn.Module):
+    """A two-layer tanh nn.RNN over 30 steps and a ReLU nn.RNN cell layer, last step classified."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.r1, self.r2, self.fc = nn.RNN(16, 32, 2, batch_first=True), nn.RNN(32, 24, nonlinearity="relu", batch_first=True), nn.Linear(24, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h, _ = self.r1(x)
+        h, _ = self.r2(h)
+        return self.fc(h[:, -1])
+
+
+class HRFuse(nn.Module):
+    """HRNet-style fusion of two resolutions: the low branch upsampled (bilinear) into the high one, the high
+    branch downsampled by a strided conv into the low one, both summed, ReLU, then a concat of the two."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.h, self.l = nn.Conv2d(3, 18, 3, 1, 1), nn.Conv2d(3, 36, 3, 2, 1)
+        self.up, self.down = nn.Conv2d(36, 18, 1), nn.Conv2d(18, 36, 3, 2, 1)
+        self.out = nn.Conv2d(54, 8, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h, l = F.relu(self.h(x)), F.relu(self.l(x))
+        h2 = F.relu(h + F.interpolate(self.up(l), size=h.shape[-2:], mode="bilinear", align_corners=False))
+        l2 = F.relu(l + self.down(h))
+        return self.out(torch.cat([h2, F.interpolate(l2, size=h.shape[-2:], mode="bilinear", align_corners=False)], 1))
+
+
+BATCH6: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
+    "resnext": (ResNeXtBlock, lambda: (torch.randn(1, 3, 64, 64),)),
+    "fpn": (FPN, lambda: (torch.randn(1, 3, 128, 128),)),
+    "cbam": (CBAM, lambda: (torch.randn(1, 3, 48, 48),)),
+    "nonlocal": (NonLocal, lambda: (torch.randn(1, 3, 32, 32),)),
+    "ghost": (Ghost, lambda: (torch.randn(1, 3, 64, 64),)),
+    "adain": (AdaIN, lambda: (torch.randn(1, 3, 64, 64), torch.randn(1, 3, 64, 64))),
+    "seghead": (SegHead, lambda: (torch.randn(1, 3, 64, 64),)),
+    "transposedmix": (TransposedMix, lambda: (torch.randn(1, 8, 50), torch.randn(1, 3, 24, 24))),
+    "padmodes": (PadModes, lambda: (torch.randn(1, 3, 40, 40),)),
+    "broadcastmm": (BroadcastMatmul, lambda: (torch.randn(2, 4, 16, 32),)),
+    "elmanrnn": (ElmanRNN, lambda: (torch.randn(2, 30, 16),)),
+    "hrfuse": (HRFuse, lambda: (torch.randn(1, 3, 64, 64),)),
+}

@@ -31,6 +31,7 @@ elements are read from changes. A `--transform` script runs on the normalized IR
 from __future__ import annotations
 
 from ..errors import UnsupportedError
+from .pad_chains import fold_pad_chains
 from ..ir import FUSE_ATTR, NO_FUSE_ATTR, PassManager, block_ops, functions, indexing_maps, ir, use_owner
 
 PIPELINE = "builtin.module(func.func(iree-global-opt-propagate-linalg-transpose))"
@@ -52,6 +53,7 @@ def normalize(module: ir.Module, source_name: str) -> int:
     _fold_unit_dims(module, source_name)  # first: a batch of one folded, a transpose may then feed its matmul
     _propagate_transposes(module, source_name)
     _generalize(module, source_name)
+    fold_pad_chains(module)
     return fold_copy_generics(module)
 
 

@@ -14,6 +14,7 @@ from ..errors import InputError, UnsupportedError
 from ..ir import PassManager, ir, new_session
 from .isolate import run_isolated
 from .mlir_normalize import fold_copy_generics
+from .pad_chains import fold_pad_chains
 from .onnx_precision import promote_f16 as f16_to_f32
 from .onnx_fold import default_opset, fold_shape_arithmetic, sort_nodes, subgraphs
 from .onnx_functions import expand_function_ops, expandable
@@ -308,6 +309,7 @@ def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Con
         code = run_isolated(_global_opt, (text, where), "the ONNX-to-Linalg lowering", where)
     module = ir.Module.parse(code, context)
     fold_copy_generics(module)  # a broadcast (`Expand`) read through its readers' maps, as IREE fuses it
+    fold_pad_chains(module)  # a Pad before a padded conv or pool: one pad (importers/pad_chains.py)
     return module, proto
 
 
