@@ -53,7 +53,8 @@ def test_qoperator_format_contrib_ops_run_as_standard_ones(tmp_path):
     """onnxruntime's QOperator quantization writes com.microsoft ops (QLinearAdd, QLinearConcat,
     QLinearGlobalAveragePool, QGemm, ...), which were refused; they and the standard QLinearConv (an
     integer conv accumulating in i64 as imported: SqueezeNet 98 ms -> 11 ms) run as DequantizeLinear ->
-    float op -> QuantizeLinear (importers/onnx_legalize.py). Within one quantization step of onnxruntime."""
+    float op -> QuantizeLinear (importers/onnx_legalize.py). Within a step of the quantized tensor before the
+    Gemm (through its weights) plus one output step of onnxruntime."""
     ort = pytest.importorskip("onnxruntime")
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
@@ -87,5 +88,9 @@ def test_qoperator_format_contrib_ops_run_as_standard_ones(tmp_path):
     x = rng.standard_normal((1, 4, 8, 8)).astype(np.float32)
     want = ort.InferenceSession(str(dst), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
     got = np.asarray(fo.compile_onnx(dst)(x))
-    step = (want.max() - want.min()) / 255  # about one step of the output's uint8 scale
-    assert np.abs(got - want).max() <= 2 * step, (np.abs(got - want).max(), step)
+    # A step of the pooled input to the Gemm, carried through its weights, plus the output's own rounding
+    # step: how far a tie rounded the other way before the last quantize moves the result (the sums' order
+    # follows the vector width: 2 output steps on an AVX2 host, 1 on AVX-512 ones).
+    scales = {i.name: float(numpy_helper.to_array(i)) for i in q.graph.initializer if i.name.endswith("_scale")}
+    bound = np.abs(numpy_helper.to_array(fc)).sum(0).max() * scales["p_scale"] + scales["y_scale"]
+    assert np.abs(got - want).max() <= bound, (np.abs(got - want).max(), bound)
