@@ -181,3 +181,17 @@ def test_producer_shared_with_a_strided_reader_upstream() -> None:
 @pytest.mark.parametrize("mode", ["none", "greedy", "cost"])
 def test_producer_shared_with_a_strided_reader_in_our_modes(mode: str) -> None:
     assert max(_strided_reader_case(mode)) < 1e-6
+
+
+@pytest.mark.parametrize("mode", ["greedy", "cost", "iree"])
+def test_index_producer_read_through_a_window(mode: str) -> None:
+    """test/fuzz/iree/index-window.mlir: a producer computing from `linalg.index` read by a max pool's window
+    (found 2026-12-03 through a pad chain's first form, importers/pad_chains.py): our planners fused them,
+    wrong by 3.4; rule `tile-fuse` keeps them apart, as IREE's own formation does."""
+    x = np.random.default_rng(0).standard_normal((8, 17, 17)).astype(np.float32) - 3
+    m = x.copy()
+    m[:, 15:, :] = 0.5
+    m[:, :, 15:] = 0.5
+    ref = np.max([m[:, kh:kh + 15:2, kw:kw + 15:2] for kh in range(3) for kw in range(3)], axis=0)
+    got = fo.compile_mlir(str(REPRO / "index-window.mlir"), fusion=mode)(x)
+    np.testing.assert_array_equal(np.asarray(got), ref)

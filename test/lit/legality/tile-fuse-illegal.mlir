@@ -84,3 +84,34 @@ func.func @sum_window_sum(%x: tensor<8x18x4xf32>, %w: tensor<3xf32>) -> tensor<8
   } -> tensor<8x16xf32>
   return %s : tensor<8x16xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// A producer computing from its loop indices (a select on linalg.index) read through a pooling window:
+// IREE 3.13 recomputes its tiles with the wrong indices (wrong by 3.4 when fused; IREE's own formation
+// keeps them apart).
+func.func @index_producer_in_window(%x: tensor<8x17x17xf32>) -> tensor<8x8x8xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %half = arith.constant 0.5 : f32
+  %c15 = arith.constant 15 : index
+  %e = tensor.empty() : tensor<8x17x17xf32>
+  // expected-error @+1 {{rule 'tile-fuse'}}
+  %m = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"], fusion_opt.fuse = "g"}
+      ins(%x : tensor<8x17x17xf32>) outs(%e : tensor<8x17x17xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %h = linalg.index 1 : index
+    %a = arith.cmpi uge, %h, %c15 : index
+    %r = arith.select %a, %half, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<8x17x17xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %eo = tensor.empty() : tensor<8x8x8xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%eo : tensor<8x8x8xf32>) -> tensor<8x8x8xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(c, h, w, kh, kw) -> (c, h * 2 + kh, w * 2 + kw)>, affine_map<(c, h, w, kh, kw) -> (kh, kw)>, affine_map<(c, h, w, kh, kw) -> (c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"], fusion_opt.fuse = "g"} ins(%m, %win : tensor<8x17x17xf32>, tensor<3x3xf32>) outs(%f : tensor<8x8x8xf32>) {
+  ^bb0(%in: f32, %in2: f32, %out: f32):
+    %mx = arith.maximumf %out, %in : f32
+    linalg.yield %mx : f32
+  } -> tensor<8x8x8xf32>
+  return %p : tensor<8x8x8xf32>
+}
