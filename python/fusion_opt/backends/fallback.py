@@ -3,6 +3,8 @@
 IREE reports a codegen failure at the failing dispatch's location, which carries the region's
 `fusion_group_N` stamp; that group's region is unwrapped and the module compiled again. A failure
 that names no group is re-raised: the plan is not at fault, or we cannot tell which part is.
+A failing group holding an attention op with our tile sizes (rewrites/attention.py) first loses those
+tiles and is compiled with IREE's own (`_tuned_attention`), before it is unwrapped.
 
 Codegen strategies (`--codegen-strategies`) come first: if IREE cannot compile the module with them
 (in 3.13 a strategy fails on a dispatch whose shape its fixed tile sizes do not divide), the module
