@@ -17,7 +17,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from unseen_models import BATCH4, BATCH5, BATCH6  # noqa: E402  (the fourth to sixth batches)
+from unseen_models import BATCH4, BATCH5, BATCH6, BATCH7  # noqa: E402  (the fourth to seventh batches)
 
 
 class MiniGPT(nn.Module):
@@ -126,8 +126,9 @@ def _randomize(net: nn.Module, batch: tuple[torch.Tensor, ...], transformer_weig
 
 def export(name: str, out: Path) -> Path:
     torch.manual_seed(0)
-    if name in BATCH4 or name in BATCH5 or name in BATCH6:
-        cls, make_inputs = {**BATCH4, **BATCH5, **BATCH6}[name]
+    batches = {**BATCH4, **BATCH5, **BATCH6, **BATCH7}
+    if name in batches:
+        cls, make_inputs = batches[name]
         net = cls()
         _randomize(net, make_inputs(), transformer_weights=False)
         xs = make_inputs()
@@ -153,7 +154,7 @@ def main(argv: list[str]) -> int:
         return 2
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
-    for name in argv[1:] or [*TORCHVISION, *OWN, *BATCH4, *BATCH5, *BATCH6]:
+    for name in argv[1:] or [*TORCHVISION, *OWN, *BATCH4, *BATCH5, *BATCH6, *BATCH7]:
         print(export(name, out))
     return 0
 

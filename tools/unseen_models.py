@@ -718,3 +718,110 @@ BATCH6: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor
     "elmanrnn": (ElmanRNN, lambda: (torch.randn(2, 30, 16),)),
     "hrfuse": (HRFuse, lambda: (torch.randn(1, 3, 64, 64),)),
 }
+
+
+# --- seventh batch (2026-12-03): decoders, in-graph position codes, spectrograms, graph attention, MoE -----
+
+class Decoder(nn.Module):
+    """nn.TransformerDecoderLayer (self-attention with a causal mask, cross-attention to a 24-token memory,
+    a second input), pre-norm, GELU, then a vocabulary projection."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = nn.Linear(32, 64)
+        self.dec = nn.TransformerDecoderLayer(64, 4, 128, dropout=0.0, batch_first=True, norm_first=True, activation="gelu")
+        self.out = nn.Linear(64, 100)
+
+    def forward(self, tgt: torch.Tensor, memory: torch.Tensor) -> torch.Tensor:
+        t = tgt.shape[1]
+        mask = torch.triu(torch.full((t, t), float("-inf")), 1)
+        return self.out(self.dec(self.emb(tgt), memory, tgt_mask=mask))
+
+
+class SinePos(nn.Module):
+    """DETR's sine position embedding computed in the graph (cumsum of a mask, scaled, divided by powers of a
+    temperature, interleaved sin / cos) added to conv features, then a transformer encoder layer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c = nn.Conv2d(3, 64, 4, 4)
+        self.enc = nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, batch_first=True)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f = self.c(x)
+        b, c, h, w = f.shape
+        ones = torch.ones(b, h, w)
+        y, xx = ones.cumsum(1) / h * 6.2831853, ones.cumsum(2) / w * 6.2831853
+        dim_t = 10000 ** (2 * (torch.arange(c // 2) // 2) / (c // 2))
+        px, py = xx[..., None] / dim_t, y[..., None] / dim_t
+        px = torch.stack((px[..., 0::2].sin(), px[..., 1::2].cos()), 4).flatten(3)
+        py = torch.stack((py[..., 0::2].sin(), py[..., 1::2].cos()), 4).flatten(3)
+        pos = torch.cat((py, px), 3).permute(0, 3, 1, 2)
+        return self.enc((f + pos).flatten(2).transpose(1, 2))
+
+
+class Spectrogram(nn.Module):
+    """An STFT front end as a strided Conv1d with fixed DFT weights (real and imaginary), magnitude, log, a
+    mel-like linear projection, then two 1-D convs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        n, hop = 128, 64
+        k = torch.arange(n // 2 + 1)[:, None] * torch.arange(n)[None] * 2 * 3.14159265 / n
+        win = torch.hann_window(n)
+        self.dft = nn.Conv1d(1, 2 * (n // 2 + 1), n, hop, bias=False)
+        self.dft.weight.data = torch.cat([k.cos() * win, -k.sin() * win])[:, None]
+        self.mel = nn.Linear(n // 2 + 1, 40)
+        self.c1, self.c2 = nn.Conv1d(40, 64, 3, 1, 1), nn.Conv1d(64, 64, 3, 2, 1)
+
+    def forward(self, wav: torch.Tensor) -> torch.Tensor:
+        s = self.dft(wav)
+        re, im = s.chunk(2, 1)
+        mag = torch.log(re * re + im * im + 1e-6)
+        m = self.mel(mag.transpose(1, 2)).transpose(1, 2)
+        return self.c2(F.relu(self.c1(m))).mean(2)
+
+
+class GAT(nn.Module):
+    """A graph attention layer (4 heads): per-edge scores from LeakyReLU of projected pairs, masked by the
+    adjacency (a second input, `where`), softmax over neighbours, ELU, then a mean over heads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w, self.a_src, self.a_dst = nn.Linear(16, 4 * 8, bias=False), nn.Parameter(torch.randn(4, 8) * 0.3), nn.Parameter(torch.randn(4, 8) * 0.3)
+
+    def forward(self, x: torch.Tensor, adj: torch.Tensor) -> torch.Tensor:
+        h = self.w(x).view(-1, 4, 8)                               # [N, H, D]
+        s = (h * self.a_src).sum(-1)                               # [N, H]
+        d = (h * self.a_dst).sum(-1)
+        e = F.leaky_relu(s[:, None, :] + d[None, :, :], 0.2)       # [N, N, H]
+        e = torch.where(adj[..., None] > 0, e, torch.full_like(e, -1e9))
+        a = e.softmax(1)
+        return F.elu(torch.einsum("ijh,jhd->ihd", a, h)).mean(1)
+
+
+class MoE(nn.Module):
+    """A mixture of four expert MLPs with top-1 routing computed densely: router softmax, argmax, one-hot
+    mask, every expert run and the chosen one's output kept, scaled by its gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.router = nn.Linear(32, 4)
+        self.e1, self.e2 = nn.Parameter(torch.randn(4, 32, 64) * 0.1), nn.Parameter(torch.randn(4, 64, 32) * 0.1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        g = self.router(x).softmax(-1)                             # [T, E]
+        top = g.argmax(-1)
+        onehot = F.one_hot(top, 4).to(x.dtype)                     # [T, E]
+        y = torch.einsum("td,edf->tef", x, self.e1)
+        y = torch.einsum("tef,efd->ted", F.gelu(y), self.e2)       # [T, E, D]
+        return (y * (onehot * g)[..., None]).sum(1)
+
+
+BATCH7: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
+    "decoder": (Decoder, lambda: (torch.randn(1, 16, 32), torch.randn(1, 24, 64))),
+    "sinepos": (SinePos, lambda: (torch.randn(1, 3, 64, 64),)),
+    "spectrogram": (Spectrogram, lambda: (torch.randn(1, 1, 8000),)),
+    "gat": (GAT, lambda: (torch.randn(50, 16), (torch.rand(50, 50) > 0.8).float())),
+    "moe": (MoE, lambda: (torch.randn(64, 32),)),
+}
