@@ -168,11 +168,11 @@ def native_vector_bytes(target: TargetDesc) -> int:
     with `--iree-llvmcpu-target-cpu=host`, whatever description the planner was given), else the
     description's."""
     if target.name == "host":
-        from ..cost.host import cpu_flags
+        from ..cost.host import cpu_flags, vector_bits
 
         flags = cpu_flags()
         if flags:
-            return 64 if "avx512f" in flags else 32 if {"avx2", "avx"} & flags else 16
+            return vector_bits(flags) // 8
     return max(16, target.vector_bits // 8)
 
 

@@ -53,6 +53,11 @@ def cpu_flags() -> set[str]:
     return set()
 
 
+def vector_bits(flags: set[str]) -> int:
+    """The widest x86 SIMD register the cpuinfo `flags` name (what IREE's llvm-cpu codegen vectorizes to)."""
+    return 512 if "avx512f" in flags else 256 if "avx2" in flags or "avx" in flags else 128
+
+
 def cpu_hz() -> float:
     """Nominal clock from /proc/cpuinfo ("cpu MHz"); used only to size L1 bandwidth (2 loads per cycle)."""
     try:
@@ -148,7 +153,7 @@ def measure() -> dict[str, float]:
 def build_host(measured: dict[str, float]) -> TargetDesc:
     """TargetDesc from sysfs/cpuinfo facts plus `measured` rates (see `measure`)."""
     flags, cores = cpu_flags(), num_cores()
-    vbits = 512 if "avx512f" in flags else 256 if "avx2" in flags or "avx" in flags else 128
+    vbits = vector_bits(flags)
     f32 = measured["f32"]
     # Other types scale with SIMD lanes per op on this ISA (no native f16 math without avx512fp16:
     # converted to f32, so counted at half rate).

@@ -255,11 +255,11 @@ def _r_tile_fuse(g: IndexedGraph, m: frozenset[int]) -> str | None:
                             "negative dependence distance")
                 if kind == "window" and pop.kind not in LIGHT | {OpKind.PAD}:
                     return f"op {c} reads {pop.kind.value} op {e.producer} through a window (recomputed per tile)"
-                # IREE 3.13 recomputes such a producer per tile with the wrong loop indices: a select on
-                # `linalg.index` fused into a max pool was wrong by 3.4 (IREE's own formation keeps them apart)
-                if kind in ("window", "offset") and "linalg.index" in pop.body_ops:
-                    return (f"op {c} reads op {e.producer}, which computes from its loop indices (linalg.index), "
-                            "through a window (its recomputed tiles get the wrong indices)")
+            # IREE 3.13 recomputes such a producer per tile with the wrong loop indices: a select on
+            # `linalg.index` fused into a max pool was wrong by 3.4 (IREE's own formation keeps them apart)
+            if "linalg.index" in pop.body_ops and window_read(cop, e.operand):
+                return (f"op {c} reads op {e.producer}, which computes from its loop indices (linalg.index), "
+                        "through a window (its recomputed tiles get the wrong indices)")
     return None
 
 
