@@ -4,7 +4,8 @@
 Needs torch and torchvision, which fusion-opt does not depend on: run it from a separate environment,
 e.g. `python -m venv /tmp/tv && /tmp/tv/bin/pip install torch torchvision onnx` then
 `/tmp/tv/bin/python tools/export_torch_models.py OUT_DIR [NAME ...]`, and benchmark the files with
-`.venv/bin/fusion-bench run --models OUT_DIR/*.onnx`. Weights are random (seeded); BatchNorm statistics are
+`.venv/bin/fusion-bench run --models OUT_DIR/*.onnx`. `--dynamo` (before OUT_DIR) exports with torch's
+default exporter instead (`dynamo=True`, its default opset): other op patterns for the same models. Weights are random (seeded); BatchNorm statistics are
 taken from one random batch so activations stay O(1) and the error checks mean something.
 """
 from __future__ import annotations
@@ -124,7 +125,14 @@ def _randomize(net: nn.Module, batch: tuple[torch.Tensor, ...], transformer_weig
     net.eval()
 
 
-def export(name: str, out: Path) -> Path:
+def _export(net: nn.Module, xs: tuple[torch.Tensor, ...], path: Path, names: list[str], dynamo: bool) -> None:
+    if dynamo:
+        torch.onnx.export(net, xs, str(path), dynamo=True, input_names=names, external_data=False)
+    else:
+        torch.onnx.export(net, xs, str(path), opset_version=17, dynamo=False, input_names=names)
+
+
+def export(name: str, out: Path, dynamo: bool = False) -> Path:
     torch.manual_seed(0)
     batches = {**BATCH4, **BATCH5, **BATCH6, **BATCH7}
     if name in batches:
@@ -133,8 +141,7 @@ def export(name: str, out: Path) -> Path:
         _randomize(net, make_inputs(), transformer_weights=False)
         xs = make_inputs()
         path = out / f"{name}.onnx"
-        torch.onnx.export(net, xs, str(path), opset_version=17, dynamo=False,
-                          input_names=[f"in{i}" for i in range(len(xs))] if len(xs) > 1 else ["input"])
+        _export(net, xs, path, [f"in{i}" for i in range(len(xs))] if len(xs) > 1 else ["input"], dynamo)
         return path
     if name in OWN:
         cls, make_input = OWN[name]
@@ -144,7 +151,7 @@ def export(name: str, out: Path) -> Path:
         _randomize(net, (torch.randn(4, 3, 224, 224),))
         net = _FirstOutput(net)
     path = out / f"{name}.onnx"
-    torch.onnx.export(net, (x,), str(path), opset_version=17, dynamo=False, input_names=["input"])
+    _export(net, (x,), path, ["input"], dynamo)
     return path
 
 
@@ -152,10 +159,12 @@ def main(argv: list[str]) -> int:
     if not argv:
         print(__doc__)
         return 2
+    dynamo = argv[0] == "--dynamo"
+    argv = argv[1:] if dynamo else argv
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
     for name in argv[1:] or [*TORCHVISION, *OWN, *BATCH4, *BATCH5, *BATCH6, *BATCH7]:
-        print(export(name, out))
+        print(export(name, out, dynamo))
     return 0
 
 

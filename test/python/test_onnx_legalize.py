@@ -556,3 +556,12 @@ def test_stale_symbolic_value_info_is_recomputed() -> None:
                                helper.make_tensor_value_info("c", TensorProto.FLOAT, ["n", 4, "h", "w"]),
                                helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4, "h", "w"])])
     _check(m, RNG.standard_normal((1, 3, 8, 8)).astype(np.float32))
+
+
+@pytest.mark.parametrize("op,attrs,opset,lo,hi", [
+    ("Gelu", {"approximate": "tanh"}, 20, -8.0, 8.0),  # was 5e-5 off: the importer's sqrt(2/pi) is 0.797724
+    ("Asinh", {}, 17, -1e4, 1e4),                      # was -inf at -1e4: log(x + sqrt(x^2 + 1)) cancels
+])
+def test_math_ops_the_importer_computes_imprecisely(op: str, attrs: dict, opset: int, lo: float, hi: float) -> None:
+    x = np.concatenate([np.linspace(lo, hi, 1000), np.linspace(-3, 3, 24)]).astype(np.float32).reshape(32, 32)
+    _check(_model([helper.make_node(op, ["x"], ["y"], **attrs)], [32, 32], opset=opset), x, atol=2e-6)

@@ -62,6 +62,13 @@ def resize(mode: str, coord: str, sizes: list[int]) -> onnx.ModelProto:
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
 
 
+def unary(op: str, opset: int, **attrs: object) -> onnx.ModelProto:
+    """One `op` node on a [2, 8] input."""
+    vi = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 8])  # noqa: E731
+    g = helper.make_graph([helper.make_node(op, ["x"], ["y"], name=op.lower(), **attrs)], op.lower(), [vi("x")], [vi("y")])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
 if __name__ == "__main__":
     onnx.save(linear_relu(), "linear_relu.onnx")
     onnx.save(dynamic_batch(), "dynamic_batch.onnx")
@@ -70,5 +77,7 @@ if __name__ == "__main__":
     onnx.save(axes_from_input(), "axes_from_input.onnx")
     onnx.save(resize("linear", "half_pixel", [1, 2, 6, 10]), "resize_linear.onnx")
     onnx.save(resize("nearest", "asymmetric", [1, 2, 6, 8]), "resize_nearest.onnx")
+    onnx.save(unary("Gelu", 20, approximate="tanh"), "gelu_tanh.onnx")
+    onnx.save(unary("Asinh", 17), "asinh.onnx")
     data = open("linear_relu.onnx", "rb").read()
     open("truncated.onnx", "wb").write(data[: len(data) // 2])
