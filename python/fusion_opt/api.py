@@ -82,7 +82,7 @@ class CompiledModel:
 
     def __call__(self, *arrays: np.ndarray):
         if self._runner is None:
-            self.driver_choice, self._runner = _runner_for(self.artifact, self.driver)
+            self.driver_choice, self._runner = _runner_for(self.artifact, self.driver, arrays)
         from .backends.runtime import as_declared
 
         return as_declared(self._runner(*arrays), self.output_dtypes)
@@ -129,8 +129,9 @@ class CompiledModel:
         return head + "\n" + fb + "\n".join(plan_to_text(p, g) for p, g in zip(self.plans, self.graphs))
 
 
-def _runner_for(artifact, driver: str):
-    """(DriverChoice, Runner) for `driver`: "auto" times both CPU drivers, a name is used as given."""
+def _runner_for(artifact, driver: str, args: Sequence[np.ndarray]):
+    """(DriverChoice, Runner) for `driver`: "auto" times both CPU drivers on the first call's `args`, a
+    name is used as given."""
     from .backends.driver_choice import DriverChoice, choose
     from .backends.runtime import load
     from .backends.targets import get_target
@@ -140,7 +141,7 @@ def _runner_for(artifact, driver: str):
     target = get_target(artifact.target)
     if not target.is_cpu:
         return DriverChoice(target.driver, "the target's driver"), load(artifact)
-    return choose(lambda d: load(artifact, driver=d))
+    return choose(lambda d: load(artifact, driver=d), args)
 
 
 def _predicted_ms(plans: Sequence[FusionPlan]) -> float | None:

@@ -5,15 +5,18 @@ Why measured, not predicted: local-task pays a hand-off to its workers and a bar
 many workgroups each dispatch has, not on its predicted time. Measured on this 2-core machine: a 97-dispatch
 GRU 191 -> 62 us per call inline, a tiny ViT 89 -> 21, GPT-2 (2 layers) 233 -> 193; a ViT of 0.7 ms, MobileViT
 and every CNN run faster on the pool. Both drivers run the same executables, so the results are bitwise
-equal (tested): the choice changes time only. It is made once per loaded module, on inputs of zeros of
-the declared shapes, and only when a call takes under `HEAVY_MS` on the pool (above it the inline driver
-cannot win back its lost cores from saved hand-offs, and timing it would cost the user seconds).
+equal (tested): the choice changes time only. It is made once per loaded module, at its first call and on
+that call's own arrays, and only when a call takes under `HEAVY_MS` on the pool (above it the inline driver
+cannot win back its lost cores from saved hand-offs, and timing it would cost the user seconds). Not on
+made-up inputs: zeros of the declared shapes killed the process with SIGFPE where a model divides integers
+by an input (x86 traps on an integer division by zero), and any other input is one the caller never asked
+to run.
 """
 from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,11 +45,9 @@ class DriverChoice:
                 f"{self.pool_us:.0f} us on the thread pool)")
 
 
-def zero_inputs(inputs: list[tuple[tuple[int, ...] | None, object]]) -> list[np.ndarray] | None:
-    """Zeros of each declared (shape, dtype); None when a shape is dynamic or a type unknown."""
-    if any(shape is None or dtype is None for shape, dtype in inputs):
-        return None
-    return [np.zeros(shape, dtype=dtype) for shape, dtype in inputs]  # type: ignore[arg-type]
+def static_inputs(inputs: list[tuple[tuple[int, ...] | None, object]]) -> bool:
+    """Whether every declared (shape, dtype) is known: a dynamic module's first call says little of the next."""
+    return not any(shape is None or dtype is None for shape, dtype in inputs)
 
 
 Clock = Callable[[], float]
@@ -67,12 +68,12 @@ def decide(pool_us: float, inline_us: float) -> str:
     return INLINE if inline_us < MARGIN * pool_us else POOL
 
 
-def choose(make: Callable[[str], Runner], clock: Clock = time.perf_counter) -> tuple[DriverChoice, Runner]:
-    """Time the module on both CPU drivers (runners from `make(driver)`); the faster and its runner.
-    `clock` is the timer (tests pass a simulated one)."""
+def choose(make: Callable[[str], Runner], args: Sequence[np.ndarray],
+           clock: Clock = time.perf_counter) -> tuple[DriverChoice, Runner]:
+    """Time the module on both CPU drivers (runners from `make(driver)`) on the first call's `args`; the
+    faster and its runner. `clock` is the timer (tests pass a simulated one)."""
     pool = make(POOL)
-    args = zero_inputs(pool.inputs)
-    if args is None:
+    if not static_inputs(pool.inputs):
         return DriverChoice(POOL, "dynamic or untyped inputs: not timed"), pool
     t = clock()
     pool(*args)  # warm-up: first-touch of weights and workspace
