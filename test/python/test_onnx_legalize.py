@@ -565,3 +565,37 @@ def test_stale_symbolic_value_info_is_recomputed() -> None:
 def test_math_ops_the_importer_computes_imprecisely(op: str, attrs: dict, opset: int, lo: float, hi: float) -> None:
     x = np.concatenate([np.linspace(lo, hi, 1000), np.linspace(-3, 3, 24)]).astype(np.float32).reshape(32, 32)
     _check(_model([helper.make_node(op, ["x"], ["y"], **attrs)], [32, 32], opset=opset), x, atol=2e-6)
+
+
+@pytest.mark.parametrize("attrs", [dict(kernel_shape=[2, 2], strides=[2, 2]),
+                                   dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2])])
+def test_maxpool_indices_count_over_the_whole_input(attrs: dict) -> None:
+    """Indices were counted within each (n, c) plane (torch's convention): off by (n * C + c) * H * W."""
+    x = RNG.standard_normal((2, 3, 6, 7)).astype(np.float32)
+    g = helper.make_graph([helper.make_node("MaxPool", ["x"], ["y", "i"], **attrs)], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                           helper.make_tensor_value_info("i", TensorProto.INT64, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    ref = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    got = fo.compile_onnx(m)(x)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+
+
+@pytest.mark.parametrize("output_shape", [None, [2, 3, 7, 9]])
+def test_maxunpool_scatters_to_the_pool_indices(output_shape: list[int] | None) -> None:
+    """SegNet's decoder: MaxPool's indices feed a MaxUnpool after other ops (was rejected by the lowering)."""
+    x = RNG.standard_normal((2, 3, 7, 9) if output_shape else (2, 3, 6, 8)).astype(np.float32)
+    unpool_in = ["r", "i"] + (["shape"] if output_shape else [])
+    g = helper.make_graph([helper.make_node("MaxPool", ["x"], ["y", "i"], kernel_shape=[2, 2], strides=[2, 2]),
+                           helper.make_node("Relu", ["y"], ["r"]),
+                           helper.make_node("MaxUnpool", unpool_in, ["u"], kernel_shape=[2, 2], strides=[2, 2])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                          [helper.make_tensor_value_info("u", TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(np.array(output_shape, np.int64), "shape")] if output_shape else [])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    ref = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    got = fo.compile_onnx(m)(x)
+    assert got.shape == ref.shape
+    np.testing.assert_array_equal(got, ref)

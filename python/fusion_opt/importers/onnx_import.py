@@ -18,7 +18,8 @@ from .pad_chains import fold_pad_chains
 from .onnx_precision import promote_f16 as f16_to_f32
 from .onnx_fold import default_opset, fold_shape_arithmetic, sort_nodes, subgraphs
 from .onnx_functions import expand_function_ops, expandable
-from .onnx_legalize import legacy_prelu_slopes, legalize
+from .onnx_legalize import legalize
+from .onnx_upgrade import upgrade
 
 MIN_OPSET = 17
 
@@ -109,11 +110,8 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
     if input_shapes:
         set_input_shapes(proto, input_shapes)
     drop_unsettled_value_info(proto.graph)
-    opset = default_opset(proto)
     try:
-        if opset is not None and opset < MIN_OPSET:
-            legacy_prelu_slopes(proto)
-            proto = onnx.version_converter.convert_version(proto, MIN_OPSET)
+        proto = upgrade(proto, MIN_OPSET)
         if proto.functions:  # model-local functions (torch's exporter writes modules as them): not imported
             proto = onnx.inliner.inline_local_functions(proto)
         sort_nodes(proto.graph)

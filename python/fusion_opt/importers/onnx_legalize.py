@@ -413,6 +413,59 @@ def _asinh_odd(g: _Graph, node: Node) -> list[Node] | None:
     return nodes
 
 
+PLANE = "_plane"  # the importer's per-plane argmax of a rewritten MaxPool (the marker keeps it rewritten once)
+
+
+def _maxpool_indices(g: _Graph, node: Node) -> list[Node] | None:
+    """MaxPool's Indices output, offset by its plane: the importer lowers it as torch's
+    `max_pool2d_with_indices`, whose index counts within one (n, c) plane, where ONNX's counts over the
+    whole flattened input (row-major: (n * C + c) * H * W + h * W + w); every plane but the first was off."""
+    if node.op_type != "MaxPool" or len(node.output) < 2 or not node.output[1] or PLANE in node.output[1]:
+        return None
+    x = g.shapes.get(node.input[0])
+    if not x or len(x) < 3:
+        return None
+    n, c, plane = x[0], x[1], int(np.prod(x[2:], dtype=np.int64))
+    nodes: list[Node] = []
+    offsets = (np.arange(n * c, dtype=np.int64) * plane).reshape([n, c] + [1] * (len(x) - 2))
+    local = g.fresh(node.output[1] + PLANE)
+    pool = helper.make_node("MaxPool", list(node.input), [node.output[0], local], name=node.name)
+    pool.attribute.extend(node.attribute)
+    nodes.append(pool)
+    nodes.append(helper.make_node("Add", [local, g.const(f"{node.output[1]}_offsets", offsets, nodes)], [node.output[1]]))
+    return nodes
+
+
+def _maxunpool_scatter(g: _Graph, node: Node) -> list[Node] | None:
+    """MaxUnpool (the importer has no lowering for torch's `max_unpool2d`) as the spec defines it: zeros of
+    the output shape, flattened, with X scattered to the flat Indices (ScatterElements on axis 0)."""
+    if node.op_type != "MaxUnpool" or g.types.get(node.input[0]) not in _FLOAT_TYPES:
+        return None
+    x = g.shapes.get(node.input[0])
+    if not x or g.shapes.get(node.input[1]) != x:
+        return None
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    k = len(x) - 2
+    if len(node.input) > 2 and node.input[2]:
+        out = g.consts.get(node.input[2])
+        if out is None:
+            return None
+        out = [int(v) for v in out]
+    else:
+        strides, pads = attrs.get("strides", [1] * k), attrs.get("pads", [0] * (2 * k))
+        out = x[:2] + [(x[2 + i] - 1) * strides[i] + attrs["kernel_shape"][i] - pads[i] - pads[k + i] for i in range(k)]
+    nodes: list[Node] = []
+    dt = helper.tensor_dtype_to_np_dtype(g.types[node.input[0]])
+    flat = g.const(f"{node.output[0]}_flat", np.array([-1], np.int64), nodes)
+    size = g.const(f"{node.output[0]}_size", np.array([np.prod(out, dtype=np.int64)], np.int64), nodes)
+    zeros = _emit(g, nodes, "ConstantOfShape", [size], value=numpy_helper.from_array(np.zeros(1, dt)))
+    scattered = _emit(g, nodes, "ScatterElements", [zeros, _emit(g, nodes, "Reshape", [node.input[1], flat]),
+                                                    _emit(g, nodes, "Reshape", [node.input[0], flat])], axis=0)
+    nodes.append(helper.make_node("Reshape", [scattered, g.const(f"{node.output[0]}_shape", np.array(out, np.int64), nodes)],
+                                  list(node.output), name=node.name))
+    return nodes
+
+
 def _convinteger_float(g: _Graph, node: Node) -> list[Node] | None:
     """ConvInteger (onnxruntime's dynamic quantization of convs) as a float conv of the zero-point-shifted
     operands, rounded back to int32. Why: imported, it is an integer conv with the zero points subtracted
@@ -996,7 +1049,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
-    _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads,
+    _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads,
     _if_branches)
 
 
