@@ -599,3 +599,26 @@ def test_maxunpool_scatters_to_the_pool_indices(output_shape: list[int] | None) 
     got = fo.compile_onnx(m)(x)
     assert got.shape == ref.shape
     np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("src", [TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16])
+def test_float_to_uint8_cast_keeps_the_upper_half(src: int) -> None:
+    """128-255 came out 127 (a signed conversion to the signless i8); out-of-range values wrap as onnxruntime's."""
+    x = np.array([[0, 0.7, 127.5, 128, 200.9, 254.99, 255, 256, 300, -1, -5.5]]).astype(helper.tensor_dtype_to_np_dtype(src))
+    g = helper.make_graph([helper.make_node("Cast", ["x"], ["y"], to=TensorProto.UINT8)], "g",
+                          [helper.make_tensor_value_info("x", src, list(x.shape))],
+                          [helper.make_tensor_value_info("y", TensorProto.UINT8, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    ref = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    got = fo.compile_onnx(m)(x)
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("pads,axes", [([0, 0, -1, 1, 0, 0, 1, -2], None), ([-1, -2, -1, -1], [2, 3])])
+def test_negative_constant_pads_crop(pads: list[int], axes: list[int] | None) -> None:
+    """A crop by negative pads failed in IREE ("expected offsets to be non-negative")."""
+    inits = [numpy_helper.from_array(np.array(pads, np.int64), "p"), numpy_helper.from_array(np.array(0.5, np.float32), "v")]
+    inits += [numpy_helper.from_array(np.array(axes, np.int64), "a")] if axes else []
+    m = _model([helper.make_node("Pad", ["x", "p", "v"] + (["a"] if axes else []), ["y"])], [1, 2, 5, 6], inits, opset=18)
+    _check(m, RNG.standard_normal((1, 2, 5, 6)).astype(np.float32), atol=0)

@@ -166,6 +166,38 @@ def _pad_gather(g: _Graph, node: Node) -> list[Node] | None:
     return nodes or [helper.make_node("Identity", [node.input[0]], [node.output[0]], name=node.name)]
 
 
+def _pad_crop(g: _Graph, node: Node) -> list[Node] | None:
+    """A constant-mode Pad with negative pads (a crop, which the spec allows) as a Slice and a Pad of the
+    rest: the importer's pad took the negative offset as is and IREE refused the module ("expected offsets
+    to be non-negative, but got -1")."""
+    mode = _attrs(node).get("mode", b"constant")
+    if node.op_type != "Pad" or (mode.decode() if isinstance(mode, bytes) else str(mode)) != "constant" \
+            or len(node.input) < 2 or node.input[0] not in g.shapes or node.input[1] not in g.consts:
+        return None
+    shape = g.shapes[node.input[0]]
+    pads = [int(p) for p in np.asarray(g.consts[node.input[1]]).reshape(-1)]
+    axes = list(range(len(shape)))
+    if len(node.input) > 3 and node.input[3]:
+        if node.input[3] not in g.consts:
+            return None
+        axes = [int(a) % len(shape) for a in np.asarray(g.consts[node.input[3]]).reshape(-1)]
+    k = len(axes)
+    if len(pads) != 2 * k or min(pads) >= 0:
+        return None
+    cut = [(ax, max(-pads[j], 0), shape[ax] - max(-pads[j + k], 0)) for j, ax in enumerate(axes) if min(pads[j], pads[j + k]) < 0]
+    nodes: list[Node] = []
+    c = lambda name, v: g.const(f"{node.output[0]}_{name}", np.array(v, np.int64), nodes)  # noqa: E731
+    cropped = _emit(g, nodes, "Slice", [node.input[0], c("starts", [b for _, b, _ in cut]), c("ends", [e for _, _, e in cut]),
+                                        c("axes", [a for a, _, _ in cut])])
+    rest = [max(p, 0) for p in pads]
+    if not any(rest):
+        nodes.append(helper.make_node("Identity", [cropped], list(node.output), name=node.name))
+        return nodes
+    ins = [cropped, c("pads", rest)] + list(node.input[2:])
+    nodes.append(helper.make_node("Pad", ins, list(node.output), mode="constant", name=node.name))
+    return nodes
+
+
 _FLOAT_TYPES = frozenset({onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE})
 _INT8_TYPES = frozenset({onnx.TensorProto.UINT8, onnx.TensorProto.INT8})
 
@@ -463,6 +495,20 @@ def _maxunpool_scatter(g: _Graph, node: Node) -> list[Node] | None:
                                                     _emit(g, nodes, "Reshape", [node.input[0], flat])], axis=0)
     nodes.append(helper.make_node("Reshape", [scattered, g.const(f"{node.output[0]}_shape", np.array(out, np.int64), nodes)],
                                   list(node.output), name=node.name))
+    return nodes
+
+
+def _float_to_uint8(g: _Graph, node: Node) -> list[Node] | None:
+    """Cast float -> uint8 through int32. Why: the importer converts to the signless i8 with a signed
+    conversion, which saturates at 127: every pixel of 128-255 came out 127 (an image model's final
+    `Clip(0, 255) -> Cast(uint8)`). int32 holds every uint8, and its low byte is the uint8 (out-of-range
+    values wrap as onnxruntime's do)."""
+    to = next((helper.get_attribute_value(a) for a in node.attribute if a.name == "to"), None)
+    if node.op_type != "Cast" or to != onnx.TensorProto.UINT8 or g.types.get(node.input[0]) not in _FLOAT_TYPES:
+        return None
+    nodes: list[Node] = []
+    wide = _emit(g, nodes, "Cast", [node.input[0]], to=onnx.TensorProto.INT32)
+    nodes.append(helper.make_node("Cast", [wide], list(node.output), to=onnx.TensorProto.UINT8, name=node.name))
     return nodes
 
 
@@ -1048,8 +1094,8 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
-    _qlinear_contrib, _constant_dequantize, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
-    _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads,
+    _qlinear_contrib, _constant_dequantize, _pad_crop, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
+    _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads,
     _if_branches)
 
 
