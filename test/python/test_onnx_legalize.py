@@ -102,6 +102,9 @@ UINT8_CASES = {  # each came out wrong (signed comparisons or division on the i8
     "clip": ([helper.make_node("Clip", ["x", "", "c"], ["y"])], [_u8("c", 150)]),
     "topk": ([helper.make_node("TopK", ["x", "k"], ["y", "i"], axis=3)],
              [numpy_helper.from_array(np.array([2], np.int64), "k")]),
+    "abs": ([helper.make_node("Abs", ["x"], ["y"])], []),
+    "resize-linear": ([helper.make_node("Resize", ["x", "", "sc"], ["y"], mode="linear")],  # was refused (mulf on i8)
+                      [numpy_helper.from_array(np.array([1, 1, 1.7, 2.3], np.float32), "sc")]),
     "matmulinteger": ([helper.make_node("Reshape", ["x", "s"], ["x2"]), helper.make_node("MatMulInteger", ["x2", "w"], ["y"])],
                       [numpy_helper.from_array(np.array([8, 4], np.int64), "s"),
                        _u8("w", RNG.integers(0, 256, (4, 3)))]),

@@ -360,10 +360,11 @@ def _convtranspose_groups(g: _Graph, node: Node) -> list[Node] | None:
 
 
 # Ops the importer lowers with signed arithmetic on uint8 (signless i8 in Linalg): max pool's comparisons,
-# division, clamping, top-k (each measured against onnxruntime, test_onnx_legalize.py). They run on a
+# division, clamping, top-k, abs, linear resizing (each measured against onnxruntime, test_onnx_legalize.py). They run on a
 # type that holds every uint8 exactly (MaxPool takes no int32), and the results are cast back.
 _UNSIGNED_WIDEN = {"MaxPool": onnx.TensorProto.FLOAT, "Div": onnx.TensorProto.INT32, "Mod": onnx.TensorProto.INT32,
-                   "Clip": onnx.TensorProto.INT32, "TopK": onnx.TensorProto.INT32}
+                   "Clip": onnx.TensorProto.INT32, "TopK": onnx.TensorProto.INT32, "Abs": onnx.TensorProto.INT32,
+                   "Resize": onnx.TensorProto.FLOAT}
 
 
 def _widen_uint8(g: _Graph, node: Node) -> list[Node] | None:
