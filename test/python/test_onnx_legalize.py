@@ -625,3 +625,11 @@ def test_negative_constant_pads_crop(pads: list[int], axes: list[int] | None) ->
     inits += [numpy_helper.from_array(np.array(axes, np.int64), "a")] if axes else []
     m = _model([helper.make_node("Pad", ["x", "p", "v"] + (["a"] if axes else []), ["y"])], [1, 2, 5, 6], inits, opset=18)
     _check(m, RNG.standard_normal((1, 2, 5, 6)).astype(np.float32), atol=0)
+
+
+def test_bfloat16_constants_in_int32_data_import() -> None:
+    """`helper.make_tensor(..., BFLOAT16, ...)` stores its values in int32_data, which the importer refused."""
+    w = helper.make_tensor("w", TensorProto.BFLOAT16, [3], [1.0, 2.5, -3.0])
+    m = _model([helper.make_node("Cast", ["w"], ["wf"], to=TensorProto.FLOAT), helper.make_node("Add", ["x", "wf"], ["y"])],
+               [2, 3], [w])
+    _check(m, RNG.standard_normal((2, 3)).astype(np.float32), atol=0)

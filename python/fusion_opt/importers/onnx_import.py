@@ -150,7 +150,19 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
                 )
     check_tensors(proto, where)
     check_domains(proto.graph, where)
+    raw_16bit_data(proto.graph)
     return proto
+
+
+def raw_16bit_data(graph: onnx.GraphProto) -> None:
+    """bfloat16 / float16 constants held in `int32_data` (onnx.helper.make_tensor's default encoding) as
+    `raw_data`: the importer reads only the raw form ("Unhandled ONNX TensorProto data ... data_type: 16")."""
+    half = (onnx.TensorProto.BFLOAT16, onnx.TensorProto.FLOAT16)
+    tensors = list(graph.initializer) + [a.t for n in graph.node if n.op_type == "Constant" for a in n.attribute
+                                         if a.name == "value"]
+    for t in tensors:
+        if t.data_type in half and not t.HasField("raw_data") and t.data_location != onnx.TensorProto.EXTERNAL:
+            t.CopyFrom(onnx.numpy_helper.from_array(onnx.numpy_helper.to_array(t), t.name))
 
 
 def check_domains(graph: onnx.GraphProto, where: str) -> None:
