@@ -864,6 +864,38 @@ def _avgpool_ceil_counted_pads(g: _Graph, node: Node) -> list[Node] | None:
     return nodes
 
 
+def _ceil_mode_floor(g: _Graph, node: Node) -> list[Node] | None:
+    """MaxPool, and AveragePool not counting pads, with `ceil_mode=1` as floor-mode pools whose end pad
+    (or input crop) gives onnxruntime's output count. Why: where the last ceil-mode window would start
+    past the input, onnxruntime and PyTorch drop it and onnx's shape inference (1.23) does not, and the
+    importer's lowering followed neither: "tensor.cast ... cast incompatible", "inferred ... shape's
+    dimension #2 to be 8, but found 7", or an output of the wrong shape. Padding a max or an uncounted
+    average adds nothing to any window, so the explicit end pad is exact."""
+    a = _attrs(node)
+    if (node.op_type not in ("MaxPool", "AveragePool") or not a.get("ceil_mode", 0)
+            or (node.op_type == "AveragePool" and a.get("count_include_pad", 0))
+            or _text(a.get("auto_pad", b"NOTSET")) != "NOTSET" or node.input[0] not in g.shapes):
+        return None
+    x = g.shapes[node.input[0]]
+    k = len(x) - 2
+    pads = list(a.get("pads", [0] * 2 * k))
+    kernel, strides, dil = list(a["kernel_shape"]), list(a.get("strides", [1] * k)), list(a.get("dilations", [1] * k))
+    end, crop = [0] * k, {}
+    for i in range(k):
+        ext = (kernel[i] - 1) * dil[i] + 1
+        out = _ceil_outputs(x[2 + i], pads[i], pads[i + k], ext, strides[i])
+        end[i] = (out - 1) * strides[i] + ext - x[2 + i] - pads[i]
+        if end[i] < 0:
+            crop[2 + i], end[i] = x[2 + i] + end[i], 0
+    if crop and len(node.output) > 1 and node.output[1]:
+        return None  # a crop would renumber the Indices output
+    nodes: list[Node] = []
+    src = _crop(g, node.input[0], crop, nodes) if crop else node.input[0]
+    attrs = {**a, "ceil_mode": 0, "pads": pads[:k] + end}
+    nodes.append(helper.make_node(node.op_type, [src], list(node.output), name=node.name, **attrs))
+    return nodes
+
+
 def _ceil_outputs(n: int, before: int, after: int, ext: int, stride: int) -> int:
     """Outputs of a ceil-mode window along an axis of `n` padded by (before, after): no window starts in
     the end padding (onnxruntime, PyTorch)."""
@@ -1096,7 +1128,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _pad_crop, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
-    _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads,
+    _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads, _ceil_mode_floor,
     _if_branches)
 
 
