@@ -651,3 +651,22 @@ def test_ceil_mode_pools_drop_a_window_starting_past_the_input(op: str, attrs: d
     inference keeps that window, onnxruntime and PyTorch drop it."""
     m = _model([helper.make_node(op, ["x"], ["y"], ceil_mode=1, **attrs)], shape, opset=19)
     _check(m, RNG.standard_normal(shape).astype(np.float32))
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [([4, 32, 2], [1, 2, 96]), ([1, 32, 2], [4, 2, 96]), ([4, 5, 3], [3]),
+                                             ([3], [4, 3, 6]), ([2, 4, 16, 8], [8])])
+@pytest.mark.parametrize("const_b", [False, True])
+def test_matmul_broadcast_forms_the_importer_refused(a_shape: list[int], b_shape: list[int], const_b: bool) -> None:
+    a = RNG.standard_normal(a_shape).astype(np.float32)
+    b = RNG.standard_normal(b_shape).astype(np.float32)
+    ins = [helper.make_tensor_value_info("a", TensorProto.FLOAT, a_shape)]
+    ins += [] if const_b else [helper.make_tensor_value_info("b", TensorProto.FLOAT, b_shape)]
+    g = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"])], "g", ins,
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(b, "b")] if const_b else [])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    feeds = {"a": a} if const_b else {"a": a, "b": b}
+    ref = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    got = fo.compile_onnx(m)(*feeds.values())
+    assert got.shape == ref.shape
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)

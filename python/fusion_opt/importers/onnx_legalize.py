@@ -513,6 +513,35 @@ def _float_to_uint8(g: _Graph, node: Node) -> list[Node] | None:
     return nodes
 
 
+def _matmul_broadcast_forms(g: _Graph, node: Node) -> list[Node] | None:
+    """MatMul forms the importer has no lowering for ("failed to legalize operation 'torch.aten.matmul'",
+    "found an op that was marked as backend illegal"): a 1-D operand against a batched one (numpy's
+    rule: a vector is a one-row / one-column matrix, that dim dropped from the result), and two 3-D
+    operands one of which has batch 1. As forms it lowers: the vector unsqueezed, the matmul, the dim
+    squeezed; a batch-1 3-D operand squeezed to 2-D (2-D x 3-D and 3-D x 2-D broadcast right)."""
+    if node.op_type != "MatMul":
+        return None
+    a, b = g.shapes.get(node.input[0]), g.shapes.get(node.input[1])
+    if not a or not b:
+        return None
+    nodes: list[Node] = []
+    axes = lambda name, v: g.const(f"{node.output[0]}_{name}", np.array(v, np.int64), nodes)  # noqa: E731
+    if (len(a) == 1 and len(b) >= 3) or (len(b) == 1 and len(a) >= 3):
+        vec_a = len(a) == 1
+        ins = [_emit(g, nodes, "Unsqueeze", [node.input[0], axes("ua", [0])]) if vec_a else node.input[0],
+               node.input[1] if vec_a else _emit(g, nodes, "Unsqueeze", [node.input[1], axes("ub", [1])])]
+        mm = _emit(g, nodes, "MatMul", ins)
+        nodes.append(helper.make_node("Squeeze", [mm, axes("sq", [-2 if vec_a else -1])], list(node.output), name=node.name))
+        return nodes
+    if len(a) == 3 and len(b) == 3 and a[0] != b[0] and 1 in (a[0], b[0]):
+        ins = list(node.input)
+        k = 0 if a[0] == 1 else 1
+        ins[k] = _emit(g, nodes, "Squeeze", [ins[k], axes("sq", [0])])
+        nodes.append(helper.make_node("MatMul", ins, list(node.output), name=node.name))
+        return nodes
+    return None
+
+
 def _convinteger_float(g: _Graph, node: Node) -> list[Node] | None:
     """ConvInteger (onnxruntime's dynamic quantization of convs) as a float conv of the zero-point-shifted
     operands, rounded back to int32. Why: imported, it is an integer conv with the zero points subtracted
@@ -1128,7 +1157,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _pad_crop, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
-    _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads, _ceil_mode_floor,
+    _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _matmul_broadcast_forms, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads, _ceil_mode_floor,
     _if_branches)
 
 
