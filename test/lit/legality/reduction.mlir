@@ -67,3 +67,33 @@ func.func @two_rowsums(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   } -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// -----
+
+// A column max (the reduced axis d1 is strided: x varies fastest along d0... read as (d1, d0)) and its
+// broadcast consumer: one reduction and the consumer, as IREE forms them itself (legal).
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#rows = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: function @colmax_sub:
+// CHECK: {{^[0-9]+ .* 1-2:generic$}}
+// CHECK-NOT: refused: illegal
+func.func @colmax_sub(%x: tensor<21x64xf32>) -> tensor<64x21xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e1 = tensor.empty() : tensor<64xf32>
+  %e = tensor.empty() : tensor<64x21xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %m = linalg.generic {indexing_maps = [#t, #rows], iterator_types = ["parallel", "reduction"], fusion_opt.fuse = "g"}
+      ins(%x : tensor<21x64xf32>) outs(%f : tensor<64xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %t = arith.maximumf %v, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<64xf32>
+  %r = linalg.generic {indexing_maps = [#t, #rows, #id], iterator_types = ["parallel", "parallel"], fusion_opt.fuse = "g"}
+      ins(%x, %m : tensor<21x64xf32>, tensor<64xf32>) outs(%e : tensor<64x21xf32>) {
+  ^bb0(%v: f32, %w: f32, %o: f32):
+    %t = arith.subf %v, %w : f32
+    linalg.yield %t : f32
+  } -> tensor<64x21xf32>
+  return %r : tensor<64x21xf32>
+}
