@@ -134,24 +134,32 @@ def _pad_indices(mode: str, n: int, before: int, after: int) -> np.ndarray | Non
     return np.where(i < 0, -i, np.where(i >= n, 2 * (n - 1) - i, i))
 
 
+def _pads_and_axes(g: _Graph, node: Node, rank: int) -> tuple[list[int], list[int]] | None:
+    """A Pad node's constant pads (attribute before opset 11, else input 1) and the axes they apply to
+    (input 3, default all); None where either is not a constant or they disagree in length."""
+    pads = _attrs(node).get("pads") if len(node.input) < 2 or not node.input[1] else g.consts.get(node.input[1])
+    if pads is None:
+        return None
+    pads = [int(p) for p in np.asarray(pads).reshape(-1)]
+    axes = list(range(rank))
+    if len(node.input) > 3 and node.input[3]:
+        if node.input[3] not in g.consts:
+            return None
+        axes = [int(a) % rank for a in np.asarray(g.consts[node.input[3]]).reshape(-1)]
+    return (pads, axes) if len(pads) == 2 * len(axes) else None
+
+
 def _pad_gather(g: _Graph, node: Node) -> list[Node] | None:
     mode = _attrs(node).get("mode", b"constant")
     mode = mode.decode() if isinstance(mode, bytes) else str(mode)
     if node.op_type != "Pad" or mode not in ("reflect", "edge", "wrap") or node.input[0] not in g.shapes:
         return None
     shape = g.shapes[node.input[0]]
-    pads = _attrs(node).get("pads") if len(node.input) < 2 or not node.input[1] else g.consts.get(node.input[1])
-    if pads is None:
+    read = _pads_and_axes(g, node, len(shape))
+    if read is None:
         return None
-    pads = [int(p) for p in np.asarray(pads).reshape(-1)]
-    axes = list(range(len(shape)))
-    if len(node.input) > 3 and node.input[3]:
-        if node.input[3] not in g.consts:
-            return None
-        axes = [int(a) % len(shape) for a in np.asarray(g.consts[node.input[3]]).reshape(-1)]
+    pads, axes = read
     k = len(axes)
-    if len(pads) != 2 * k:
-        return None
     nodes: list[Node] = []
     cur = node.input[0]
     todo = [(ax, pads[j], pads[j + k]) for j, ax in enumerate(axes) if pads[j] or pads[j + k]]
@@ -175,15 +183,11 @@ def _pad_crop(g: _Graph, node: Node) -> list[Node] | None:
             or len(node.input) < 2 or node.input[0] not in g.shapes or node.input[1] not in g.consts:
         return None
     shape = g.shapes[node.input[0]]
-    pads = [int(p) for p in np.asarray(g.consts[node.input[1]]).reshape(-1)]
-    axes = list(range(len(shape)))
-    if len(node.input) > 3 and node.input[3]:
-        if node.input[3] not in g.consts:
-            return None
-        axes = [int(a) % len(shape) for a in np.asarray(g.consts[node.input[3]]).reshape(-1)]
-    k = len(axes)
-    if len(pads) != 2 * k or min(pads) >= 0:
+    read = _pads_and_axes(g, node, len(shape))
+    if read is None or min(read[0]) >= 0:
         return None
+    pads, axes = read
+    k = len(axes)
     cut = [(ax, max(-pads[j], 0), shape[ax] - max(-pads[j + k], 0)) for j, ax in enumerate(axes) if min(pads[j], pads[j + k]) < 0]
     nodes: list[Node] = []
     c = lambda name, v: g.const(f"{node.output[0]}_{name}", np.array(v, np.int64), nodes)  # noqa: E731
