@@ -150,8 +150,7 @@ def _pads_and_axes(g: _Graph, node: Node, rank: int) -> tuple[list[int], list[in
 
 
 def _pad_gather(g: _Graph, node: Node) -> list[Node] | None:
-    mode = _attrs(node).get("mode", b"constant")
-    mode = mode.decode() if isinstance(mode, bytes) else str(mode)
+    mode = _text(_attrs(node).get("mode"), "constant")
     if node.op_type != "Pad" or mode not in ("reflect", "edge", "wrap") or node.input[0] not in g.shapes:
         return None
     shape = g.shapes[node.input[0]]
@@ -178,8 +177,7 @@ def _pad_crop(g: _Graph, node: Node) -> list[Node] | None:
     """A constant-mode Pad with negative pads (a crop, which the spec allows) as a Slice and a Pad of the
     rest: the importer's pad took the negative offset as is and IREE refused the module ("expected offsets
     to be non-negative, but got -1")."""
-    mode = _attrs(node).get("mode", b"constant")
-    if node.op_type != "Pad" or (mode.decode() if isinstance(mode, bytes) else str(mode)) != "constant" \
+    if node.op_type != "Pad" or _text(_attrs(node).get("mode"), "constant") != "constant" \
             or len(node.input) < 2 or node.input[0] not in g.shapes or node.input[1] not in g.consts:
         return None
     shape = g.shapes[node.input[0]]
@@ -421,8 +419,7 @@ def _gelu_tanh(g: _Graph, node: Node) -> list[Node] | None:
     through a transformer's layers. Same op structure as the form older exporters write, so the
     linear-gelu pattern sees no difference."""
     dt = _unary_float_type(g, node, "Gelu")
-    approx = next((helper.get_attribute_value(a) for a in node.attribute if a.name == "approximate"), None)
-    if dt is None or _text(approx) != "tanh":
+    if dt is None or _text(_attrs(node).get("approximate")) != "tanh":
         return None
     x, nodes = node.input[0], []
     c = lambda v: g.const(f"{x}_gelu", np.array(v, dt), nodes)  # noqa: E731
@@ -481,7 +478,7 @@ def _maxunpool_scatter(g: _Graph, node: Node) -> list[Node] | None:
     x = g.shapes.get(node.input[0])
     if not x or g.shapes.get(node.input[1]) != x:
         return None
-    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    attrs = _attrs(node)
     k = len(x) - 2
     if len(node.input) > 2 and node.input[2]:
         out = g.consts.get(node.input[2])
@@ -508,8 +505,7 @@ def _float_to_uint8(g: _Graph, node: Node) -> list[Node] | None:
     conversion, which saturates at 127: every pixel of 128-255 came out 127 (an image model's final
     `Clip(0, 255) -> Cast(uint8)`). int32 holds every uint8, and its low byte is the uint8 (out-of-range
     values wrap as onnxruntime's do)."""
-    to = next((helper.get_attribute_value(a) for a in node.attribute if a.name == "to"), None)
-    if node.op_type != "Cast" or to != onnx.TensorProto.UINT8 or g.types.get(node.input[0]) not in _FLOAT_TYPES:
+    if node.op_type != "Cast" or _attrs(node).get("to") != onnx.TensorProto.UINT8 or g.types.get(node.input[0]) not in _FLOAT_TYPES:
         return None
     nodes: list[Node] = []
     wide = _emit(g, nodes, "Cast", [node.input[0]], to=onnx.TensorProto.INT32)
