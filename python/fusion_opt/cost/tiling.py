@@ -280,16 +280,18 @@ def any_strided(op: OpDesc) -> bool:
     return any(strided(op, i) for i in range(op.num_dps_inputs))
 
 
+def fastest_dim(op: OpDesc, map_text: str) -> int | None:
+    """The loop an operand of `op` varies fastest along: its map's last result, when a plain dim."""
+    res = map_results(map_text)
+    hit = re.fullmatch(r"\s*d(\d+)\s*", res[-1]) if res else None
+    return int(hit.group(1)) if hit and int(hit.group(1)) < len(op.loop_ranges) else None
+
+
 def vector_dim(op: OpDesc) -> int | None:
     """The loop IREE vectorizes: the rightmost loop that is some operand's fastest-varying index (each
     operand's map's last result, when a plain dim); None without maps."""
-    best = None
-    for m in op.indexing_maps:
-        res = map_results(m)
-        hit = re.fullmatch(r"\s*d(\d+)\s*", res[-1]) if res else None
-        if hit and int(hit.group(1)) < len(op.loop_ranges):
-            best = max(best if best is not None else -1, int(hit.group(1)))
-    return best
+    dims = [d for d in (fastest_dim(op, m) for m in op.indexing_maps) if d is not None]
+    return max(dims) if dims else None
 
 
 def masked(op: OpDesc, vector_bits: int) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 from ..analysis.classify import LIGHT, map_results
 from ..analysis.opdesc import RESHAPE_OPS, DataflowGraph, OpDesc, OpKind, static_ints
 from ..cost.group import elem_bytes
+from ..cost.tiling import fastest_dim
 from ..testhooks import DISABLED_RULES
 
 MATRIX = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION})
@@ -524,9 +525,8 @@ def _parallel_dims(op: OpDesc) -> tuple[int, ...]:
 def _columns(op: OpDesc) -> bool:
     """A reduction whose reduced input varies fastest along a parallel loop: its rows are strided in memory
     (a softmax over the channels of NCHW)."""
-    res = map_results(op.indexing_maps[0]) if op.indexing_maps else ()
-    hit = re.fullmatch(r"\s*d(\d+)\s*", res[-1]) if res else None
-    return bool(hit) and int(hit.group(1)) < len(op.iterator_types) and op.iterator_types[int(hit.group(1))] == "parallel"
+    d = fastest_dim(op, op.indexing_maps[0]) if op.indexing_maps else None
+    return d is not None and d < len(op.iterator_types) and op.iterator_types[d] == "parallel"
 
 
 def _r_reduction(g: IndexedGraph, m: frozenset[int]) -> str | None:
