@@ -16,8 +16,8 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-# Largest tensor (elements) folded: shape arithmetic is tiny; anything bigger is real computation.
-MAX_FOLD_ELEMENTS = 4096
+from .onnx_weights import MAX_FOLD_ELEMENTS, is_big
+
 _NEVER = {"If", "Loop", "Scan", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
           "Bernoulli", "Multinomial", "SequenceConstruct", "SequenceAt", "SequenceInsert", "SplitToSequence",
           "ConcatFromSequence"}
@@ -217,8 +217,8 @@ def _fold(proto: onnx.ModelProto, rounds: int) -> int:
 
 def _without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:
     """A copy whose initializers above MAX_FOLD_ELEMENTS are typed graph inputs instead."""
-    big = [t for t in proto.graph.initializer if np.prod(t.dims, dtype=np.int64) > MAX_FOLD_ELEMENTS]
-    small = [t for t in proto.graph.initializer if np.prod(t.dims, dtype=np.int64) <= MAX_FOLD_ELEMENTS]
+    big = [t for t in proto.graph.initializer if is_big(t)]
+    small = [t for t in proto.graph.initializer if not is_big(t)]
     listed = {i.name for i in proto.graph.input}
     graph = helper.make_graph(
         list(proto.graph.node), proto.graph.name,

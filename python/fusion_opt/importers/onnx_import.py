@@ -20,6 +20,7 @@ from .onnx_fold import default_opset, fold_shape_arithmetic, sort_nodes, subgrap
 from .onnx_functions import expand_function_ops, expandable
 from .onnx_legalize import legalize
 from .onnx_upgrade import upgrade
+from .onnx_weights import weightless
 
 MIN_OPSET = 17
 
@@ -117,15 +118,15 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
         sort_nodes(proto.graph)
         if promote_f16:
             f16_to_f32(proto)
-        proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+        proto = weightless(_infer_shapes, proto)
         proto, expanded = expand_function_ops(proto, expand)
         if expanded:
-            proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+            proto = weightless(_infer_shapes, proto)
         for _ in range(3):  # a rewrite can expose more (an inlined If branch's shape arithmetic, a nested If)
             if not fold_shape_arithmetic(proto) + legalize(proto):
                 break
             sort_nodes(proto.graph)
-            proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+            proto = weightless(_infer_shapes, proto)
     except Exception as e:
         raise InputError(f"ONNX opset conversion or shape inference failed: {e}", where) from None
     initializers = {i.name for i in proto.graph.initializer}
@@ -152,6 +153,10 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
     check_domains(proto.graph, where)
     raw_16bit_data(proto.graph)
     return proto
+
+
+def _infer_shapes(proto: onnx.ModelProto) -> onnx.ModelProto:
+    return onnx.shape_inference.infer_shapes(proto, data_prop=True)
 
 
 def raw_16bit_data(graph: onnx.GraphProto) -> None:
@@ -245,7 +250,7 @@ def _first_unconverted(module: ir.Module) -> tuple[str, str] | None:
 
 
 def _to_linalg(proto: onnx.ModelProto, where: str, out: str) -> bytes:
-    """ONNX -> torch -> Linalg, as MLIR text (`_global_opt` continues). Runs in a child process
+    """ONNX -> torch -> Linalg, as MLIR bytecode (`_global_opt` continues). Runs in a child process
     (importers/isolate.py): torch-mlir and IREE's passes crash on some valid models (a segfault in
     convert-torch-to-linalg on onnx's DepthToSpace expansion, also under iree-opt; intermittent ones in
     the global-opt steps on its attention expansions, found by `fusion-bench conformance`)."""
@@ -268,22 +273,30 @@ def _to_linalg(proto: onnx.ModelProto, where: str, out: str) -> bytes:
     except UnsupportedError:
         _refuse_shape_from_input(proto.graph, where)
         raise
-    # Text with every element and location (the ONNX node names are the ops' locations: pins and reports
-    # name them), to a file the next child reads: 205 MB for ResNet-50, not passed through the parent.
-    with open(out, "w") as f:
-        module.operation.print(file=f, large_elements_limit=None, enable_debug_info=True)
+    # Bytecode, with every location (the ONNX node names are the ops' locations: pins and reports name
+    # them), to a file the next child reads, not passed through the parent. Text took VGG-19 31 s to
+    # print and 26 s to parse (1.1 GB), bytecode 0.9 and 0.5 s.
+    with open(out, "wb") as f:
+        module.operation.write_bytecode(f)
     return b""
 
 
-def _global_opt(path: str, where: str) -> bytes:
-    """IREE's global-opt steps on the Linalg module, as MLIR bytecode, in a child process of their own,
-    parsed from text: in the process the torch passes had run in, `iree-global-opt-propagate-linalg-transpose`
-    segfaulted on every try on torchvision's ViT-B/16 and ConvNeXt blocks (in a fresh context too, as
-    it does in a fresh process on the same module read from bytecode); a fresh process reading text, like
-    `iree-opt`, runs them. The text costs ResNet-50 0.7 s more than bytecode (0.8 s for its 205 MB)."""
+def _global_opt(path: str, where: str, via_text: bool = False) -> bytes:
+    """IREE's global-opt steps on the Linalg module, as MLIR bytecode, in a child process of their own:
+    in the process the torch passes had run in, `iree-global-opt-propagate-linalg-transpose` segfaulted
+    on every try on torchvision's ViT-B/16 and ConvNeXt blocks (in a fresh context too). It once did in a
+    fresh process on the module read from bytecode as well, not on the module printed as text and parsed
+    again (as `iree-opt` reads it): `via_text` is that form, the retry after a crash (`import_onnx`); it
+    costs VGG-19 57 s more."""
     linalg = new_session()
-    with open(path) as f:
+    with open(path, "rb") as f:
         module = ir.Module.parse(f.read(), linalg.context)
+    if via_text:
+        text = module.operation.get_asm(large_elements_limit=None, enable_debug_info=True)
+        del module
+        linalg = new_session()
+        module = ir.Module.parse(text, linalg.context)
+        del text
     _run(module, GLOBAL_OPT, linalg.context, where)
     _run(module, FOLD_UNIT_DIMS, linalg.context, where)
     return _bytecode(module)
@@ -304,11 +317,11 @@ def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Con
     where = source_name or where
     expand = PREEXPAND
     with tempfile.TemporaryDirectory(prefix="fusion-opt-import-") as d:
-        text = os.path.join(d, "linalg.mlir")
+        linalg = os.path.join(d, "linalg.mlirbc")
         while True:
             proto = prepare(original, where, input_shapes, expand, promote_f16)
             try:
-                run_isolated(_to_linalg, (proto, where, text), "the ONNX-to-Linalg lowering", where)
+                run_isolated(_to_linalg, (proto, where, linalg), "the ONNX-to-Linalg lowering", where)
                 break
             except UnsupportedError as e:  # an op ONNX defines by a function body: expanded, then again
                 op = _unlowered_op(e.message)
@@ -316,12 +329,20 @@ def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Con
                 if op is None or op in expand or not expandable(op, opset):
                     raise
                 expand = expand | {op}
-        code = run_isolated(_global_opt, (text, where), "the ONNX-to-Linalg lowering", where)
+        try:
+            code = run_isolated(_global_opt, (linalg, where), "the ONNX-to-Linalg lowering", where, retries=0,
+                                crash=_GlobalOptCrash)
+        except _GlobalOptCrash:
+            code = run_isolated(_global_opt, (linalg, where, True), "the ONNX-to-Linalg lowering", where)
     module = ir.Module.parse(code, context)
     fold_copy_generics(module)  # a broadcast (`Expand`) read through its readers' maps, as IREE fuses it
     fold_pad_chains(module)  # a Pad before a padded conv or pool: one pad (importers/pad_chains.py)
     return module, proto
 
+
+
+class _GlobalOptCrash(UnsupportedError):
+    """The global-opt child died on the module read from bytecode: retried from text."""
 
 
 def _unlowered_op(message: str) -> str | None:

@@ -21,19 +21,21 @@ from onnx import helper, numpy_helper
 
 from .onnx_fold import default_opset, node_attrs
 from .onnx_legalize import legacy_prelu_slopes
+from .onnx_weights import weightless
 
 ASYMMETRIC = "asymmetric"   # a resize that samples at x_out / scale
 COERCED = "coerced"         # a Hardmax over its input flattened to 2-D at the axis
 
 
 def upgrade(proto: onnx.ModelProto, target: int) -> onnx.ModelProto:
-    """`proto` at opset `target` (proto itself when it is not older), meaning what it meant before."""
+    """`proto` at opset `target` (proto itself when it is not older), meaning what it meant before;
+    `proto` is the caller's own copy (its PReLU slopes are reshaped, its weights moved to the result)."""
     opset = default_opset(proto)
     if opset is None or opset >= target:
         return proto
     legacy_prelu_slopes(proto)
     marks = _old_semantics(proto.graph, opset)
-    proto = onnx.version_converter.convert_version(proto, target)
+    proto = weightless(lambda p: onnx.version_converter.convert_version(p, target), proto)
     if marks:
         _restore(proto.graph, marks)
     return proto
