@@ -64,8 +64,8 @@ def test_the_version_converter_never_sees_the_weights() -> None:
     assert numpy_helper.to_array(got.graph.initializer[0]).tobytes() == \
         numpy_helper.to_array(m.graph.initializer[0]).tobytes()
     full = onnx.version_converter.convert_version(_copy(m), 17)
-    assert got.SerializeToString(deterministic=True) == upgrade(_copy(m), 17).SerializeToString(deterministic=True)
-    assert [n.op_type for n in got.graph.node] == [n.op_type for n in full.graph.node]
+    assert got.SerializeToString(deterministic=True) == full.SerializeToString(deterministic=True)
+    assert upgrade(_copy(m), 17).SerializeToString(deterministic=True) == full.SerializeToString(deterministic=True)
     assert got.opset_import[0].version == 17
 
 

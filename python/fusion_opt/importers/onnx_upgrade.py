@@ -29,7 +29,8 @@ COERCED = "coerced"         # a Hardmax over its input flattened to 2-D at the a
 
 def upgrade(proto: onnx.ModelProto, target: int) -> onnx.ModelProto:
     """`proto` at opset `target` (proto itself when it is not older), meaning what it meant before;
-    `proto` is the caller's own copy (its PReLU slopes are reshaped, its weights moved to the result)."""
+    `proto` is the caller's own copy: its PReLU slopes are reshaped and the converted model is written
+    into it (`weightless`), so an older `proto` is returned too."""
     opset = default_opset(proto)
     if opset is None or opset >= target:
         return proto
