@@ -31,6 +31,7 @@ elements are read from changes. A `--transform` script runs on the normalized IR
 from __future__ import annotations
 
 from ..errors import UnsupportedError
+from .constant_reads import drop_constant_reads
 from .pad_chains import fold_pad_chains
 from ..ir import FUSE_ATTR, NO_FUSE_ATTR, PassManager, block_ops, functions, indexing_maps, ir, use_owner
 
@@ -152,7 +153,10 @@ def _propagate_transposes(module: ir.Module, source_name: str) -> None:
     """Its greedy rewriting also folds constants and turns every copy-only transpose into a named
     `linalg.transpose` (which the planner keeps alone), so it runs only where a transpose feeds a
     contraction, and the transposes it leaves are generalized again, as the ONNX path's FOLD_UNIT_DIMS does."""
-    if _any_op(module, _transpose_into_contraction) and _run_keeping_pins(module, PIPELINE, source_name):
+    if not _any_op(module, _transpose_into_contraction):
+        return
+    drop_constant_reads(module)  # the pass reads a constant in a map as a dim (importers/constant_reads.py)
+    if _run_keeping_pins(module, PIPELINE, source_name):
         _generalize(module, source_name, ("linalg.transpose",))
 
 

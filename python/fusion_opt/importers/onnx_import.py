@@ -12,6 +12,7 @@ import onnx
 
 from ..errors import InputError, UnsupportedError
 from ..ir import PassManager, ir, new_session
+from .constant_reads import drop_constant_reads
 from .isolate import run_isolated
 from .mlir_normalize import fold_copy_generics
 from .pad_chains import fold_pad_chains
@@ -287,7 +288,9 @@ def _global_opt(path: str, where: str, via_text: bool = False) -> bytes:
     on every try on torchvision's ViT-B/16 and ConvNeXt blocks (in a fresh context too). It once did in a
     fresh process on the module read from bytecode as well, not on the module printed as text and parsed
     again (as `iree-opt` reads it): `via_text` is that form, the retry after a crash (`import_onnx`); it
-    costs VGG-19 57 s more."""
+    costs VGG-19 57 s more. The pass's likelier fault, reading a constant in a map as a dim position
+    (uninitialized memory, so it crashed on one machine and not another), is avoided by
+    `drop_constant_reads` first (importers/constant_reads.py)."""
     linalg = new_session()
     with open(path, "rb") as f:
         module = ir.Module.parse(f.read(), linalg.context)
@@ -297,6 +300,7 @@ def _global_opt(path: str, where: str, via_text: bool = False) -> bytes:
         linalg = new_session()
         module = ir.Module.parse(text, linalg.context)
         del text
+    drop_constant_reads(module)  # a constant index in a map crashes the transpose propagation (constant_reads)
     _run(module, GLOBAL_OPT, linalg.context, where)
     _run(module, FOLD_UNIT_DIMS, linalg.context, where)
     return _bytecode(module)

@@ -190,3 +190,35 @@ func.func @attention_4d(%q: tensor<1x4x64x32xf32>, %k: tensor<1x4x64x32xf32>, %v
   %out = tensor.collapse_shape %ot [[0], [1], [2, 3]] : tensor<1x64x4x32xf32> into tensor<1x64x128xf32>
   return %out : tensor<1x64x128xf32>
 }
+
+// -----
+
+// A broadcast from a kept unit dim, `(d0, d1, d2) -> (0, d1, d2)`, in an elementwise op a transpose feeds:
+// IREE's transpose propagation reads that constant as a dim position (uninitialized memory; a segfault on
+// some machines), so the operand is read through a collapse without the unit dim first
+// (importers/constant_reads.py). The transpose of K is still folded into the scaling's map.
+// CHECK-LABEL: function @kept_dim_scale:
+// CHECK-SAME: 2 groups
+// CHECK: outside groups: 0:tensor.collapse_shape
+// IR-LABEL: func.func @kept_dim_scale(
+// IR-NOT: linalg.transpose
+// IR: tensor.collapse_shape %arg2 {{\[\[}}0, 1], [2]] : tensor<1x32x64xf32> into tensor<32x64xf32>
+// IR-NEXT: linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}, #{{.+}}]
+// IR-SAME: ins(%arg1, %collapsed : tensor<4x64x32xf32>, tensor<32x64xf32>)
+// IR: linalg.batch_matmul
+func.func @kept_dim_scale(%q: tensor<4x32x64xf32>, %k: tensor<4x64x32xf32>, %g: tensor<1x32x64xf32>) -> tensor<4x64x64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %eq = tensor.empty() : tensor<4x64x32xf32>
+  %qt = linalg.transpose ins(%q : tensor<4x32x64xf32>) outs(%eq : tensor<4x64x32xf32>) permutation = [0, 2, 1]
+  %ek = tensor.empty() : tensor<4x32x64xf32>
+  %kt = linalg.transpose ins(%k : tensor<4x64x32xf32>) outs(%ek : tensor<4x32x64xf32>) permutation = [0, 2, 1]
+  %ks = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%kt, %g : tensor<4x32x64xf32>, tensor<1x32x64xf32>) outs(%ek : tensor<4x32x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<4x32x64xf32>
+  %e = tensor.empty() : tensor<4x64x64xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x64x64xf32>) -> tensor<4x64x64xf32>
+  %s = linalg.batch_matmul ins(%qt, %ks : tensor<4x64x32xf32>, tensor<4x32x64xf32>) outs(%f : tensor<4x64x64xf32>) -> tensor<4x64x64xf32>
+  return %s : tensor<4x64x64xf32>
+}
