@@ -10,17 +10,18 @@ depends on the heap: torch's TransformerEncoder export passed on this machine an
 four tries on the CI machine. Reading the operand through `tensor.collapse_shape` without those unit dims
 (`(d0, d1, d2) -> (d0, d1)`) leaves only dims in the maps; IREE's unit-dim folding, which runs next
 (onnx_import.FOLD_UNIT_DIMS), removes the same dims anyway. A constant index into a longer dim (not a
-torch-mlir form, but valid Linalg) becomes a slice at that index. Numbers are unchanged: the same
+torch-mlir form, but valid Linalg) becomes a slice at that index. The `.mlir` path (mlir_normalize) and the conv layout
+rewrite (rewrites/layout.py), which run the same pass in this process, call it too. Numbers are unchanged: the same
 elements are read.
 """
 from __future__ import annotations
 
-from ..ir import functions, indexing_maps, ir, tensor
+from ..ir import indexing_maps, ir, tensor
 
 
-def drop_constant_reads(module: ir.Module) -> int:
-    """Rewrite each all-parallel generic of `module` whose input maps have constant results; returns how
-    many inputs were rewritten."""
+def drop_constant_reads(root: ir.Module | ir.Operation) -> int:
+    """Rewrite each all-parallel generic in `root` (a module, or a function) whose input maps have
+    constant results; returns how many inputs were rewritten."""
     n = 0
 
     def visit(op: ir.Operation) -> ir.WalkResult:
@@ -29,9 +30,8 @@ def drop_constant_reads(module: ir.Module) -> int:
             n += _rewrite(op)
         return ir.WalkResult.ADVANCE
 
-    with module.context, ir.Location.unknown():
-        for f in functions(module):
-            f.walk(visit)
+    with root.context, ir.Location.unknown():
+        root.operation.walk(visit)
     return n
 
 

@@ -27,6 +27,7 @@ from ..cost.model import estimate
 from ..cost.targets import TargetDesc
 from ..errors import PlanError
 from ..fusion.legality import numel
+from ..importers.constant_reads import drop_constant_reads
 from ..ir import PassManager, defining_op, ir, pad_value, static_pad
 from . import depthwise, im2col, winograd
 from .choice import Choice, Rewrite
@@ -58,6 +59,7 @@ def to_channels_last(func_op: ir.Operation, graph: DataflowGraph) -> int:
     n = nchw_convs(graph)
     if n == 0:
         return 0
+    drop_constant_reads(func_op)
     _run(PIPELINE, func_op, "the channels-last conversion")
     return n - nchw_convs(describe_function(func_op, "-")[0])
 
@@ -415,6 +417,7 @@ def _repad(pad: ir.Operation, src: ir.Value, perm: Sequence[int]) -> ir.Value:
 def propagate(fn: ir.Operation) -> None:
     """IREE's transpose propagation, then canonicalize + cse: transposes move through elementwise ops,
     pads and pools until a pair meets and cancels."""
+    drop_constant_reads(fn)  # the pass reads a constant in a map as a dim (importers/constant_reads.py)
     _run(PROPAGATE, fn, "transpose propagation")
 
 
