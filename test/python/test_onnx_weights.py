@@ -1,6 +1,6 @@
 """importers/onnx_weights.py and the bytecode hand-off between the import children: onnx's whole-model
 passes see the model without its weights and give the same model back; the global-opt child's retry
-from text computes the same module as its bytecode read."""
+from text computes the same module as its bytecode read; the weights are read by the lowering child only."""
 from __future__ import annotations
 
 import os
@@ -104,3 +104,26 @@ def test_a_global_opt_crash_is_retried_from_text(monkeypatch) -> None:
     w, b = (numpy_helper.to_array(t) for t in m.graph.initializer[:2])
     np.testing.assert_allclose(fo.compile_onnx(m)(x), (x @ w + b).reshape(4, 2, 48), rtol=1e-5, atol=1e-5)
     assert calls == [(), (True,)]
+
+
+def test_import_reads_the_weights_in_the_child_only(monkeypatch) -> None:
+    """The model is read and prepared in the lowering child; the parent gets the prepared model back
+    without weight values (names, types and dims kept, so graph inputs and outputs are the same), and a
+    proto handed in is left as it was."""
+    from fusion_opt.ir import new_session
+
+    m = _model(9)
+    before = m.SerializeToString(deterministic=True)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.onnx")
+        onnx.save(m, path)
+        got = [onnx_import.import_onnx(src, new_session().context)[1] for src in (m, path)]
+    assert m.SerializeToString(deterministic=True) == before
+    for p in got:
+        assert p.opset_import[0].version >= onnx_import.MIN_OPSET  # prepared (upgraded from 9)
+        w = next(t for t in p.graph.initializer if t.name == "w")
+        assert list(w.dims) == [64, 96] and not w.raw_data and not w.float_data
+        inits = {t.name for t in p.graph.initializer}
+        assert [i.name for i in p.graph.input if i.name not in inits] == ["x"]
+        assert [o.name for o in p.graph.output] == ["y"]
+    assert got[0].graph.SerializeToString(deterministic=True) == got[1].graph.SerializeToString(deterministic=True)

@@ -21,7 +21,7 @@ from .onnx_fold import default_opset, fold_shape_arithmetic, sort_nodes, subgrap
 from .onnx_functions import expand_function_ops, expandable
 from .onnx_legalize import legalize
 from .onnx_upgrade import upgrade
-from .onnx_weights import weightless
+from .onnx_weights import weightless, without_data
 
 MIN_OPSET = 17
 
@@ -101,14 +101,16 @@ def drop_unsettled_value_info(graph: onnx.GraphProto) -> None:
 
 
 def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Sequence[int]] | None = None,
-            expand: frozenset[str] = PREEXPAND, promote_f16: bool = False) -> onnx.ModelProto:
+            expand: frozenset[str] = PREEXPAND, promote_f16: bool = False, copy: bool = True) -> onnx.ModelProto:
     """Opset upgrade (older opsets fail in IREE on BatchNorm/MaxPool), input pinning, shape inference, the
     ops in `expand` replaced by their ONNX function bodies (importers/onnx_functions.py), and the rewrites
     of importers/onnx_legalize.py (nodes the importer cannot lower, as equal graphs it can). With
-    `promote_f16` (CPU targets), f16 is computed in f32 (importers/onnx_precision.py)."""
-    proto_copy = onnx.ModelProto()
-    proto_copy.CopyFrom(proto)
-    proto = proto_copy
+    `promote_f16` (CPU targets), f16 is computed in f32 (importers/onnx_precision.py). `copy=False`: the
+    caller's proto is prepared in place (the import child, which read it itself: no copy of the weights)."""
+    if copy:
+        proto_copy = onnx.ModelProto()
+        proto_copy.CopyFrom(proto)
+        proto = proto_copy
     if input_shapes:
         set_input_shapes(proto, input_shapes)
     drop_unsettled_value_info(proto.graph)
@@ -282,6 +284,28 @@ def _to_linalg(proto: onnx.ModelProto, where: str, out: str) -> bytes:
     return b""
 
 
+def _read_and_lower(path: str, from_proto: bool, where: str, input_shapes: Mapping[str, Sequence[int]] | None,
+                    promote_f16: bool, out: str) -> bytes:
+    """The model read, prepared and lowered (`_to_linalg`) in one child: the weights are read from the file
+    here, never copied or pickled by the parent (VGG-19: loading 2 s, pickling 6 s and unpickling 7 s
+    before). An op the importer does not lower but ONNX defines by a function body is expanded, and the
+    model read and prepared again. Returns the prepared model without its weights' values
+    (`onnx_weights.without_data`)."""
+    expand = PREEXPAND
+    while True:
+        original = onnx.load(path) if from_proto else load_onnx(path)[0]
+        proto = prepare(original, where, input_shapes, expand, promote_f16, copy=False)
+        try:
+            _to_linalg(proto, where, out)
+            return without_data(proto).SerializeToString()
+        except UnsupportedError as e:
+            op = _unlowered_op(e.message)
+            if op is None or op in expand or not expandable(op, default_opset(proto) or 0):
+                raise
+            expand = expand | {op}
+        del original, proto
+
+
 def _global_opt(path: str, where: str, via_text: bool = False) -> bytes:
     """IREE's global-opt steps on the Linalg module, as MLIR bytecode, in a child process of their own:
     in the process the torch passes had run in, `iree-global-opt-propagate-linalg-transpose` segfaulted
@@ -316,23 +340,20 @@ def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Con
                 input_shapes: Mapping[str, Sequence[int]] | None = None, source_name: str | None = None,
                 promote_f16: bool = False) -> tuple[ir.Module, onnx.ModelProto]:
     """Import an ONNX model as a Linalg-on-tensors module in `context` (the session's context);
-    `promote_f16`: compute f16 in f32 (what the CPU targets want, `onnx_precision.py`)."""
-    original, where = load_onnx(model)
-    where = source_name or where
-    expand = PREEXPAND
+    `promote_f16`: compute f16 in f32 (what the CPU targets want, `onnx_precision.py`). Also returns the
+    prepared model, its initializers without their values (the weights stay in the child that read them)."""
     with tempfile.TemporaryDirectory(prefix="fusion-opt-import-") as d:
         linalg = os.path.join(d, "linalg.mlirbc")
-        while True:
-            proto = prepare(original, where, input_shapes, expand, promote_f16)
-            try:
-                run_isolated(_to_linalg, (proto, where, linalg), "the ONNX-to-Linalg lowering", where)
-                break
-            except UnsupportedError as e:  # an op ONNX defines by a function body: expanded, then again
-                op = _unlowered_op(e.message)
-                opset = default_opset(proto) or 0
-                if op is None or op in expand or not expandable(op, opset):
-                    raise
-                expand = expand | {op}
+        if isinstance(model, onnx.ModelProto):  # handed to the child as a file, as a path would be
+            path, where = os.path.join(d, "model.onnx"), source_name or model.graph.name or "<model>"
+            with open(path, "wb") as f:
+                f.write(model.SerializeToString())
+        else:
+            path = str(model)
+            where = source_name or path
+        shell = run_isolated(_read_and_lower, (path, isinstance(model, onnx.ModelProto), where, input_shapes,
+                                               promote_f16, linalg), "the ONNX-to-Linalg lowering", where)
+        proto = onnx.ModelProto.FromString(shell)
         try:
             code = run_isolated(_global_opt, (linalg, where), "the ONNX-to-Linalg lowering", where, retries=0,
                                 crash=_GlobalOptCrash)

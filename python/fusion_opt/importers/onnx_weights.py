@@ -55,6 +55,18 @@ def weightless(fn: Callable[[onnx.ModelProto], onnx.ModelProto], proto: onnx.Mod
     return proto
 
 
+def without_data(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """A copy of `proto` whose initializers keep their names, types and dims but no values: what the
+    import's parent process needs of the prepared model (its inputs, outputs and their types), sent back
+    from the child that read the weights (VGG-19: a few KB instead of 548 MB)."""
+    light = onnx.ModelProto()
+    _copy_fields(proto, light, skip={"graph"})
+    _copy_fields(proto.graph, light.graph, skip={"initializer"})
+    light.graph.initializer.extend(onnx.TensorProto(name=t.name, data_type=t.data_type, dims=t.dims)
+                                   for t in proto.graph.initializer)
+    return light
+
+
 def _copy_fields(src: Message, dst: Message, skip: set[str]) -> None:
     for fd, value in src.ListFields():
         if fd.name in skip:
