@@ -16,7 +16,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from .onnx_weights import MAX_FOLD_ELEMENTS, is_big
+from .onnx_weights import MAX_FOLD_ELEMENTS, light_copy
 
 _NEVER = {"If", "Loop", "Scan", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
           "Bernoulli", "Multinomial", "SequenceConstruct", "SequenceAt", "SequenceInsert", "SplitToSequence",
@@ -197,8 +197,7 @@ def fold_shape_arithmetic(proto: onnx.ModelProto, rounds: int = 64) -> int:
 
 
 def _fold(proto: onnx.ModelProto, rounds: int) -> int:
-    skeleton = onnx.ModelProto()
-    skeleton.CopyFrom(proto if not proto.graph.initializer else _without_weights(proto))
+    skeleton = light_copy(proto)[0]  # the weights as typed inputs: never copied
     folded: set[str] = set()
     for _ in range(rounds):
         names = _fold_once(skeleton)
@@ -215,14 +214,3 @@ def _fold(proto: onnx.ModelProto, rounds: int) -> int:
     return len(folded)
 
 
-def _without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:
-    """A copy whose initializers above MAX_FOLD_ELEMENTS are typed graph inputs instead."""
-    big = [t for t in proto.graph.initializer if is_big(t)]
-    small = [t for t in proto.graph.initializer if not is_big(t)]
-    listed = {i.name for i in proto.graph.input}
-    graph = helper.make_graph(
-        list(proto.graph.node), proto.graph.name,
-        list(proto.graph.input) + [helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
-                                   for t in big if t.name not in listed],
-        list(proto.graph.output), small, value_info=list(proto.graph.value_info))
-    return helper.make_model(graph, opset_imports=list(proto.opset_import), ir_version=max(proto.ir_version, 4))

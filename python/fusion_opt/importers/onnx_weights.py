@@ -33,14 +33,7 @@ def weightless(fn: Callable[[onnx.ModelProto], onnx.ModelProto], proto: onnx.Mod
     big = {t.name for t in proto.graph.initializer if is_big(t)}
     if not big:
         return fn(proto)
-    light = onnx.ModelProto()
-    _copy_fields(proto, light, skip={"graph"})
-    _copy_fields(proto.graph, light.graph, skip={"initializer"})
-    light.graph.initializer.extend(t for t in proto.graph.initializer if t.name not in big)
-    listed = {i.name for i in proto.graph.input}
-    added = {t.name for t in proto.graph.initializer if t.name in big and t.name not in listed}
-    light.graph.input.extend(helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
-                             for t in proto.graph.initializer if t.name in added)
+    light, added = light_copy(proto)
     out = fn(light)
     order = {t.name: i for i, t in enumerate(proto.graph.initializer)}
     _clear_fields(proto, skip={"graph"})
@@ -53,6 +46,21 @@ def weightless(fn: Callable[[onnx.ModelProto], onnx.ModelProto], proto: onnx.Mod
     proto.graph.initializer.extend(t for t in out.graph.initializer if t.name not in big)
     proto.graph.initializer.sort(key=lambda t: order.get(t.name, len(order)))  # moves, no copies
     return proto
+
+
+def light_copy(proto: onnx.ModelProto) -> tuple[onnx.ModelProto, set[str]]:
+    """A copy of `proto` whose big initializers are typed graph inputs instead (the weights themselves
+    are not copied), and the names of the inputs that adds (those the graph did not list already)."""
+    big = {t.name for t in proto.graph.initializer if is_big(t)}
+    light = onnx.ModelProto()
+    _copy_fields(proto, light, skip={"graph"})
+    _copy_fields(proto.graph, light.graph, skip={"initializer"})
+    light.graph.initializer.extend(t for t in proto.graph.initializer if t.name not in big)
+    listed = {i.name for i in proto.graph.input}
+    added = {t.name for t in proto.graph.initializer if t.name in big and t.name not in listed}
+    light.graph.input.extend(helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+                             for t in proto.graph.initializer if t.name in added)
+    return light, added
 
 
 def without_data(proto: onnx.ModelProto) -> onnx.ModelProto:
