@@ -40,6 +40,14 @@ def indexing_maps(op: ir.Operation | ir.OpView) -> list[ir.AffineMap]:
     return [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
 
 
+def affine_constant(e: ir.AffineExpr) -> int | None:
+    """The value of a constant map result (`(d0, d1) -> (d0, 0)`), else None (a dim or an expression)."""
+    try:
+        return ir.AffineConstantExpr(e).value
+    except ValueError:
+        return None
+
+
 def block_ops(func_op: ir.Operation | ir.OpView) -> list[ir.Operation]:
     """Top-level operations of a function's entry block (or of any one-block region op: a
     `flow.dispatch.region`, a `tensor.pad`), as `ir.Operation`s."""

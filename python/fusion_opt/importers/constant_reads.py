@@ -10,13 +10,13 @@ depends on the heap: torch's TransformerEncoder export passed on this machine an
 four tries on the CI machine. Reading the operand through `tensor.collapse_shape` without those unit dims
 (`(d0, d1, d2) -> (d0, d1)`) leaves only dims in the maps; IREE's unit-dim folding, which runs next
 (onnx_import.FOLD_UNIT_DIMS), removes the same dims anyway. A constant index into a longer dim (not a
-torch-mlir form, but valid Linalg) becomes a slice at that index. The `.mlir` path (mlir_normalize) and the conv layout
-rewrite (rewrites/layout.py), which run the same pass in this process, call it too. Numbers are unchanged: the same
-elements are read.
+torch-mlir form, but valid Linalg) becomes a slice at that index. The `.mlir` path (mlir_normalize)
+and the conv layout rewrite (rewrites/layout.py), which run the same pass in this process, call it too.
+Numbers are unchanged: the same elements are read.
 """
 from __future__ import annotations
 
-from ..ir import indexing_maps, ir, tensor
+from ..ir import affine_constant, indexing_maps, ir, tensor
 
 
 def drop_constant_reads(root: ir.Module | ir.Operation) -> int:
@@ -63,10 +63,9 @@ def _constants(m: ir.AffineMap, ty: ir.Type) -> dict[int, int]:
         return {}
     at = {}
     for d, e in enumerate(m.results):
-        try:
-            at[d] = ir.AffineConstantExpr(e).value
-        except ValueError:
-            continue
+        c = affine_constant(e)
+        if c is not None:
+            at[d] = c
     return at
 
 

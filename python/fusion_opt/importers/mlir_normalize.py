@@ -33,7 +33,8 @@ from __future__ import annotations
 from ..errors import UnsupportedError
 from .constant_reads import drop_constant_reads
 from .pad_chains import fold_pad_chains
-from ..ir import FUSE_ATTR, NO_FUSE_ATTR, PassManager, block_ops, functions, indexing_maps, ir, use_owner
+from ..ir import (FUSE_ATTR, NO_FUSE_ATTR, PassManager, affine_constant, block_ops, functions, indexing_maps,
+                  ir, use_owner)
 
 PIPELINE = "builtin.module(func.func(iree-global-opt-propagate-linalg-transpose))"
 UNIT_DIMS = ("builtin.module(func.func(iree-dispatch-creation-fold-unit-extent-dims-for-func,"
@@ -121,15 +122,7 @@ def _keepdim_reduction(o: ir.Operation) -> bool:
     if not _reduces(o):
         return False
     outs = indexing_maps(o)[len(o.operands) - len(o.results):]
-    return any(_constant(e) for m in outs for e in m.results)
-
-
-def _constant(e: ir.AffineExpr) -> bool:
-    try:
-        ir.AffineConstantExpr(e)
-    except ValueError:
-        return False
-    return True
+    return any(affine_constant(e) is not None for m in outs for e in m.results)
 
 
 def _run_keeping_pins(module: ir.Module, pipeline: str, source_name: str) -> bool:

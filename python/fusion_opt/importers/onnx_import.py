@@ -324,7 +324,7 @@ def _global_opt(path: str, where: str, via_text: bool = False) -> bytes:
         linalg = new_session()
         module = ir.Module.parse(text, linalg.context)
         del text
-    drop_constant_reads(module)  # a constant index in a map crashes the transpose propagation (constant_reads)
+    drop_constant_reads(module)  # a constant in a map crashes the transpose propagation (constant_reads)
     _run(module, GLOBAL_OPT, linalg.context, where)
     _run(module, FOLD_UNIT_DIMS, linalg.context, where)
     return _bytecode(module)
