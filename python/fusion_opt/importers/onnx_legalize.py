@@ -35,6 +35,8 @@ interface, value_info and the nodes downstream are untouched. Each returns the n
 - `PRelu` from opset < 7 with a per-channel `[C]` slope: opset 7 made the slope broadcast numpy-style
   (right-aligned), so after the opset upgrade it would broadcast against the last dim; it is reshaped to
   `[C, 1, ...]` first, which is what those models meant.
+- `GridSample` (out-of-bounds reads with zeros padding, nearest rounded the wrong way, no border /
+  reflection / cubic / 3-D): the ops of its definition (importers/onnx_gridsample.py).
 """
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from .onnx_fold import default_opset, forget_downstream, subgraphs
+from .onnx_gridsample import grid_sample
 from .onnx_fold import node_attrs as _attrs
 from .onnx_resize import (COORDINATE_MODES, NEAREST_MODES, is_identity, linear_taps, nearest_indices,
                           source_coordinates)
@@ -1158,7 +1161,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _pad_crop, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
     _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _matmul_broadcast_forms, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads, _ceil_mode_floor,
-    _if_branches)
+    _if_branches, grid_sample)
 
 
 def legalize(proto: onnx.ModelProto) -> int:
