@@ -106,7 +106,9 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
     (backends/levers.py: data tiling, O3) are dropped. In that order because data tiling is worth more
     than the plan: torchvision's ViT-B/16, whose first LayerNorm group and then IREE's formation of its
     ops failed ("exceeded stack allocation limit"), ran 1.2 s without data tiling against 0.22 s in IREE's
-    own formation with it. Only a failure after both is raised."""
+    own formation with it. Only a failure after both is raised. After MAX_FALLBACKS groups given back one
+    at a time, the rest of the plan goes back at once (18 GridSamples sharing one grid: IREE merged their
+    common ops across groups, and each retry failed on the next pair)."""
     if not functions(module):  # IREE would fail to write an empty module ("failed to generate bytecode")
         raise InputError("nothing to compile: the input defines no function", source_name)
     fallbacks: list[Fallback] = []
@@ -139,6 +141,15 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
                     extra_flags = tuple(f for f in extra_flags if f not in levers)
                     fallbacks.append(Fallback(None, msg, f"compiled without {' '.join(dropped)}"))
                     continue
+            if regions and len(fallbacks) >= MAX_FALLBACKS and not any(f.unwrapped_all for f in fallbacks):
+                # one group after another did not converge: the whole plan goes back before we give up
+                everything = regions_where(module, lambda r: True)
+                for r in everything:
+                    unwrap_region(r)
+                msg = " ".join(err.message.split())[:200]
+                fallbacks.append(Fallback(None, msg, f"after {len(fallbacks)} fallbacks, all {len(everything)} "
+                                          "groups left to IREE's own fusion", True))
+                continue
             if not regions or len(fallbacks) >= MAX_FALLBACKS:
                 raise
             gids = sorted({int(m.group(1)) for r in regions if (m := _GROUP.search(str(r.location)))})

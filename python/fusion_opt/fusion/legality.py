@@ -332,6 +332,21 @@ def _r_copy_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
+def _r_gather_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """In a group with a gather (`tensor.extract` in a body), a member whose result is both read inside the
+    dispatch and a result of it fails IREE llvm-cpu codegen ("write affecting operations on global
+    resources are restricted to workgroup distributed contexts"): the gather itself or any op after it,
+    masked or not. Without the gather (the same read through an indexing map) it compiles, and so does a
+    gather group whose only result is its sink. Found on GridSample's expansion: samplers sharing one
+    grid share their coordinate ops (every group fell back)."""
+    if not any("tensor.extract" in g.ops[i].body_ops for i in m):
+        return None
+    for i in sorted(m):
+        if _leaves(g, m, i) and any(c in m for c in g.consumers(i)):
+            return f"op {i} is a result of a group with a gather and read inside it"
+    return None
+
+
 def _transposing_copy(op: OpDesc) -> bool:
     """A linalg.generic that only moves its one input through a non-identity permutation of its loops."""
     if op.name != "linalg.generic" or op.body_ops or op.num_dps_inputs != 1 or len(op.map_dims) != 2:
@@ -727,6 +742,9 @@ RULES: tuple[Rule, ...] = (
     Rule("copy-result", "a fill, slice or transposing copy as a result of a multi-op dispatch fails IREE llvm-cpu "
          "codegen",
          _r_copy_result),
+    Rule("gather-result", "a result of a group with a gather that is also read inside it fails IREE llvm-cpu "
+         "codegen",
+         _r_gather_result),
     Rule("strided-slice", "a strided slice of a result of its own group fails IREE llvm-cpu tiling",
          _r_strided_slice),
     Rule("scalar-result", "a member read as a scalar that is also a result of the dispatch fails IREE codegen",

@@ -36,14 +36,15 @@ CUBIC_A = -0.75
 
 
 class _Emitter:
-    """Appends nodes to one list; constants in the grid's float type."""
+    """Appends nodes to one list, each named as the GridSample (so IREE's errors and the plan point at it);
+    constants in the grid's float type."""
 
-    def __init__(self, g: _Graph, base: str, dtype: np.dtype) -> None:
-        self.g, self.base, self.dtype, self.nodes = g, base, dtype, []
+    def __init__(self, g: _Graph, base: str, dtype: np.dtype, name: str) -> None:
+        self.g, self.base, self.dtype, self.name, self.nodes = g, base, dtype, name, []
 
     def op(self, op_type: str, *inputs: str, **attrs: object) -> str:
         out = self.g.fresh(f"{self.base}_{op_type.lower()}")
-        self.nodes.append(helper.make_node(op_type, list(inputs), [out], **attrs))
+        self.nodes.append(helper.make_node(op_type, list(inputs), [out], name=self.name or None, **attrs))
         return out
 
     def f(self, v: float) -> str:
@@ -148,7 +149,7 @@ def grid_sample(g: _Graph, node: Node) -> list[Node] | None:
     r = len(dims)
     out_spatial = gs[1:-1]
     m = int(np.prod(out_spatial))
-    e = _Emitter(g, y, helper.tensor_dtype_to_np_dtype(g.types[grid]))
+    e = _Emitter(g, y, helper.tensor_dtype_to_np_dtype(g.types[grid]), node.name)
     flat_grid = e.op("Reshape", grid, e.i64([n, m, r]))
     axis_taps = []
     for i, size in enumerate(dims):
