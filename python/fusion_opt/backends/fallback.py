@@ -93,6 +93,14 @@ def failing_regions(module: ir.Module, err: CompileError) -> tuple[str, list[ir.
     return f"the group holding the op at {err.where}", list(found)
 
 
+def _unwrap_all(module: ir.Module) -> int:
+    """Give every region of the module back to IREE's formation; how many there were."""
+    everything = regions_where(module, lambda r: True)
+    for r in everything:
+        unwrap_region(r)
+    return len(everything)
+
+
 def compile_with_fallback(module: ir.Module, session: Session | None, target: str, *,
                           extra_flags: tuple[str, ...] = (), params_path: Path | None = None,
                           source_name: str = "<input>", levers: tuple[str, ...] = ()
@@ -130,11 +138,9 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
                 continue
             if not regions and len(fallbacks) < MAX_FALLBACKS:
                 msg = " ".join(f"{err.where}: {err.message}".split())[:200]
-                everything = regions_where(module, lambda r: True)
-                if everything:
-                    for r in everything:
-                        unwrap_region(r)
-                    fallbacks.append(Fallback(None, msg, f"all {len(everything)} groups left to IREE's own fusion", True))
+                given = _unwrap_all(module)
+                if given:
+                    fallbacks.append(Fallback(None, msg, f"all {given} groups left to IREE's own fusion", True))
                     continue
                 dropped = tuple(f for f in extra_flags if f in levers)
                 if dropped:
@@ -143,11 +149,8 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
                     continue
             if regions and len(fallbacks) >= MAX_FALLBACKS and not any(f.unwrapped_all for f in fallbacks):
                 # one group after another did not converge: the whole plan goes back before we give up
-                everything = regions_where(module, lambda r: True)
-                for r in everything:
-                    unwrap_region(r)
                 msg = " ".join(err.message.split())[:200]
-                fallbacks.append(Fallback(None, msg, f"after {len(fallbacks)} fallbacks, all {len(everything)} "
+                fallbacks.append(Fallback(None, msg, f"after {len(fallbacks)} fallbacks, all {_unwrap_all(module)} "
                                           "groups left to IREE's own fusion", True))
                 continue
             if not regions or len(fallbacks) >= MAX_FALLBACKS:

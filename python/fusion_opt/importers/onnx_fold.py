@@ -117,6 +117,14 @@ def node_attrs(node: onnx.NodeProto) -> dict[str, object]:
     return {x.name: helper.get_attribute_value(x) for x in node.attribute}
 
 
+def attr_text(v: object, default: str = "") -> str:
+    """A string attribute's value (onnx gives bytes), or `default` when absent."""
+    return default if v is None else v.decode() if isinstance(v, bytes) else str(v)
+
+
+FLOAT_TYPES = frozenset({onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE})
+
+
 def _shape_of(node: onnx.NodeProto, dims: list[int]) -> np.ndarray:
     a = node_attrs(node)
     if node.op_type == "Size":

@@ -24,23 +24,23 @@ import numpy as np
 import onnx
 from onnx import helper
 
-from .onnx_fold import node_attrs
+from .onnx_fold import FLOAT_TYPES, attr_text, node_attrs
 
 if TYPE_CHECKING:
     from .onnx_legalize import _Graph
 
 Node = onnx.NodeProto
-_FLOATS = frozenset({onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE})
 _MODES = {"bilinear": "linear", "linear": "linear", "nearest": "nearest", "bicubic": "cubic", "cubic": "cubic"}
 CUBIC_A = -0.75
 
 
 class _Emitter:
     """Appends nodes to one list, each named as the GridSample (so IREE's errors and the plan point at it);
-    constants in the grid's float type."""
+    constants in the grid's float type, one `Constant` per value."""
 
     def __init__(self, g: _Graph, base: str, dtype: np.dtype, name: str) -> None:
         self.g, self.base, self.dtype, self.name, self.nodes = g, base, dtype, name, []
+        self.consts: dict[tuple[str, object], str] = {}
 
     def op(self, op_type: str, *inputs: str, **attrs: object) -> str:
         out = self.g.fresh(f"{self.base}_{op_type.lower()}")
@@ -48,16 +48,16 @@ class _Emitter:
         return out
 
     def f(self, v: float) -> str:
-        return self.g.const(f"{self.base}_f", np.array(v, self.dtype), self.nodes)
+        return self._const("f", float(v), self.dtype)
 
     def i64(self, v: list[int] | int) -> str:
-        return self.g.const(f"{self.base}_i", np.array(v, np.int64), self.nodes)
+        return self._const("i", v if isinstance(v, int) else tuple(v), np.int64)
 
-
-def _text(v: object, default: str) -> str:
-    if v is None:
-        return default
-    return v.decode() if isinstance(v, bytes) else str(v)
+    def _const(self, kind: str, v: object, dtype: object) -> str:
+        name = self.consts.get((kind, v))
+        if name is None:
+            name = self.consts[(kind, v)] = self.g.const(f"{self.base}_{kind}", np.array(v, dtype), self.nodes)
+        return name
 
 
 def _reflect(e: _Emitter, x: str, lo: float, hi: float) -> str:
@@ -137,13 +137,13 @@ def grid_sample(g: _Graph, node: Node) -> list[Node] | None:
     x, grid = node.input
     y = node.output[0]
     a = node_attrs(node)
-    mode = _MODES.get(_text(a.get("mode"), "linear"))
-    padding = _text(a.get("padding_mode"), "zeros")
+    mode = _MODES.get(attr_text(a.get("mode"), "linear"))
+    padding = attr_text(a.get("padding_mode"), "zeros")
     align = bool(a.get("align_corners", 0))
     xs, gs = g.shapes.get(x), g.shapes.get(grid)
     if (mode is None or padding not in ("zeros", "border", "reflection") or xs is None or gs is None
             or len(xs) < 3 or len(gs) != len(xs) or gs[-1] != len(xs) - 2 or gs[0] != xs[0]
-            or g.types.get(x) not in _FLOATS or g.types.get(grid) not in _FLOATS or 0 in xs or 0 in gs):
+            or g.types.get(x) not in FLOAT_TYPES or g.types.get(grid) not in FLOAT_TYPES or 0 in xs or 0 in gs):
         return None
     n, c, dims = xs[0], xs[1], xs[2:]
     r = len(dims)

@@ -46,9 +46,11 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from .onnx_fold import FLOAT_TYPES as _FLOAT_TYPES
+from .onnx_fold import attr_text as _text
 from .onnx_fold import default_opset, forget_downstream, subgraphs
-from .onnx_gridsample import grid_sample
 from .onnx_fold import node_attrs as _attrs
+from .onnx_gridsample import grid_sample
 from .onnx_resize import (COORDINATE_MODES, NEAREST_MODES, is_identity, linear_taps, nearest_indices,
                           source_coordinates)
 
@@ -203,7 +205,6 @@ def _pad_crop(g: _Graph, node: Node) -> list[Node] | None:
     return nodes
 
 
-_FLOAT_TYPES = frozenset({onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE})
 _INT8_TYPES = frozenset({onnx.TensorProto.UINT8, onnx.TensorProto.INT8})
 
 
@@ -288,8 +289,7 @@ def _resize_separable(g: _Graph, node: Node) -> list[Node] | None:
 
 def _convtranspose_pads(g: _Graph, node: Node) -> list[Node] | None:
     a = _attrs(node)
-    auto = a.get("auto_pad", b"NOTSET")
-    auto = auto.decode() if isinstance(auto, bytes) else str(auto)
+    auto = _text(a.get("auto_pad"), "NOTSET")
     if node.op_type != "ConvTranspose":
         return None
     x, w = g.shapes.get(node.input[0]), g.shapes.get(node.input[1])
@@ -732,8 +732,7 @@ def _crd_blocks(g: _Graph, node: Node) -> list[Node] | None:
     if node.op_type not in ("SpaceToDepth", "DepthToSpace"):
         return None
     a = _attrs(node)
-    mode = a.get("mode", b"DCR")
-    mode = mode.decode() if isinstance(mode, bytes) else str(mode)
+    mode = _text(a.get("mode"), "DCR")
     x = g.shapes.get(node.input[0])
     if mode != "CRD" or x is None or len(x) != 4 or None in x:
         return None
@@ -948,10 +947,6 @@ _IMPORTER_ACTIVATIONS = {"sigmoid", "tanh", "relu"}  # what the importer's recur
 # ONNX's activation functions of recurrences that take alpha (and beta), with the defaults of their ops
 _ALPHA = {"leakyrelu": 0.01, "thresholdedrelu": 1.0, "elu": 1.0, "hardsigmoid": 0.2, "scaledtanh": 1.0, "affine": 1.0}
 _BETA = {"hardsigmoid": 0.5, "scaledtanh": 1.0, "affine": 0.0}
-
-
-def _text(v: object, default: str = "") -> str:
-    return default if v is None else v.decode() if isinstance(v, bytes) else str(v)
 
 
 def _rnn(g: _Graph, node: Node) -> list[Node] | None:
