@@ -42,6 +42,15 @@ def test_run_case_passes_rejects_cleanly_and_records_crashes() -> None:
     assert run_case("node:test_bernoulli")["outcome"] == "unchecked"  # its reference is one random draw
 
 
+def test_frozen_shape_inputs_compile_and_unfrozen_ones_are_named() -> None:
+    """A Resize whose `scales` is a graph input: refused with a line naming that input (it was "not supported
+    with its attributes (mode=nearest)"); frozen to the case's values it compiles and matches."""
+    case = "node:test_resize_upsample_scales_nearest_axes_2_3"
+    rec = run_case(case)
+    assert rec["outcome"] == "rejected" and "graph input 'scales'" in rec["error"], rec
+    assert run_case(case, freeze=True)["outcome"] == "pass"
+
+
 @pytest.mark.parametrize("plant", ["ignore-broadcast", "fuse-across-reduction"])
 def test_planted_planner_bugs_are_mismatches(plant: str) -> None:
     """The sweep can fail: with a legality rule planted away, onnx's expanded softmax comes out wrong."""

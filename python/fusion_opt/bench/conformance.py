@@ -88,8 +88,34 @@ def _load_case(name: str) -> tuple[Any, list[np.ndarray], list[np.ndarray], floa
     return onnx.load(str(d / "model.onnx")), read("input"), read("output"), 1e-3, 1e-5
 
 
-def run_case(name: str, fusion: str = "cost") -> dict[str, Any]:
-    """Compile and run one case in this process; the record says what happened."""
+def freeze_shape_inputs(proto: Any, ins: list[np.ndarray]) -> tuple[Any, list[np.ndarray]]:
+    """The case's graph inputs that only give output shapes, axes or a Resize roi (`scales` fed at run
+    time) made initializers holding the case's values: the graph our static-shape contract compiles
+    (such inputs are refused with one line otherwise). Returns the model and the remaining inputs."""
+    from onnx import numpy_helper
+
+    from ..importers.onnx_import import AXES_OPERANDS, SHAPE_OPERANDS
+    init = {t.name for t in proto.graph.initializer}
+    inputs = [v for v in proto.graph.input if v.name not in init]
+    shape_only: dict[str, bool] = {}
+    for n in proto.graph.node:
+        static = {*SHAPE_OPERANDS.get(n.op_type, ()), *AXES_OPERANDS.get(n.op_type, ())}
+        static |= {1} if n.op_type == "Resize" else set()
+        for pos, name in enumerate(n.input):
+            shape_only[name] = shape_only.get(name, True) and pos in static
+    keep, data = [], []
+    for v, x in zip(inputs, ins):
+        if shape_only.get(v.name) and v.name not in {o.name for o in proto.graph.output}:
+            proto.graph.initializer.append(numpy_helper.from_array(x, v.name))
+            proto.graph.input.remove(v)
+        else:
+            keep.append(x)
+    return proto, keep + list(ins[len(inputs):])
+
+
+def run_case(name: str, fusion: str = "cost", freeze: bool = False) -> dict[str, Any]:
+    """Compile and run one case in this process; the record says what happened (`freeze`: with
+    `freeze_shape_inputs`)."""
     from ..api import compile_onnx
     from ..errors import FusionOptError
     from .runner import as_outputs, short_error
@@ -98,6 +124,8 @@ def run_case(name: str, fusion: str = "cost") -> dict[str, Any]:
     rec: dict[str, Any] = {"case": name, "fusion": fusion}
     try:
         proto, ins, expected, rtol, atol = _load_case(name)
+        if freeze:
+            proto, ins = freeze_shape_inputs(proto, ins)
         graph_inputs = [i.name for i in proto.graph.input if i.name not in {t.name for t in proto.graph.initializer}]
         model = compile_onnx(proto, fusion=fusion)
         model.driver = "local-task"  # numbers only: no time spent choosing a driver for each of ~1000 cases
@@ -137,16 +165,16 @@ def _compare(got: Sequence[Any], expected: Sequence[np.ndarray], rtol: float, at
     return {"outcome": "pass", "max_abs_err": worst}
 
 
-def _worker(names: Sequence[str], fusion: str) -> None:
+def _worker(names: Sequence[str], fusion: str, freeze: bool = False) -> None:
     """Child process: one JSON line per case, flushed, so the parent knows where a crash happened."""
     import warnings
     warnings.simplefilter("ignore")
     for name in names:
-        print("@@" + json.dumps(run_case(name, fusion)), flush=True)
+        print("@@" + json.dumps(run_case(name, fusion, freeze)), flush=True)
 
 
 def sweep(names: Sequence[str], fusion: str = "cost", timeout_s: float = 120.0, jobs: int = 1,
-          ) -> Iterator[dict[str, Any]]:
+          freeze: bool = False) -> Iterator[dict[str, Any]]:
     """Run `names` in `jobs` worker processes; a worker that dies is restarted after its current case."""
     import selectors
 
@@ -157,7 +185,8 @@ def sweep(names: Sequence[str], fusion: str = "cost", timeout_s: float = 120.0, 
     def start(k: int) -> None:
         """A worker for the rest of slot k's cases, if any are left."""
         if pending[k]:
-            cmd = [sys.executable, "-m", "fusion_opt.bench.conformance", "--worker", fusion, *pending[k]]
+            cmd = [sys.executable, "-m", "fusion_opt.bench.conformance", "--worker", fusion, *(["--freeze"] * freeze),
+                   *pending[k]]
             p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                  env={**os.environ, "PYTHONWARNINGS": "ignore"})
             procs[k] = (p, time.monotonic())
@@ -207,6 +236,9 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=180.0, help="seconds per case before it counts as a crash")
     p.add_argument("--attribute", action="store_true",
                    help="rerun mismatches and crashes with fusion=iree to tell planner faults from importer/IREE ones")
+    p.add_argument("--freeze-shape-inputs", action="store_true",
+                   help="make graph inputs that only give shapes, axes or a Resize roi initializers holding the "
+                        "case's values (static-shape compilation refuses them otherwise)")
     p.add_argument("--json", type=Path, default=None, metavar="OUT.json")
 
 
@@ -220,13 +252,15 @@ def cmd(args: argparse.Namespace) -> int:
         return 2
     print(f"conformance: {len(names)} cases, fusion={args.fusion}, {args.jobs} worker(s)", flush=True)
     records = []
-    for rec in sweep(names, args.fusion, args.timeout, args.jobs):
+    freeze = args.freeze_shape_inputs
+    for rec in sweep(names, args.fusion, args.timeout, args.jobs, freeze):
         records.append(rec)
         if rec["outcome"] != "pass":
             print(f"[{len(records)}/{len(names)}] {rec['case']}: {rec['outcome']}: {rec.get('error', '')}", flush=True)
     if args.attribute:
         bad = [r for r in records if r["outcome"] in ("mismatch", "crash")]
-        again = {r["case"]: r for r in sweep([r["case"] for r in bad], "iree", args.timeout, args.jobs)}
+        again = {r["case"]: r for r in sweep([r["case"] for r in bad], "iree", args.timeout, args.jobs,
+                                             freeze)}
         for r in bad:
             r["iree_outcome"] = again[r["case"]]["outcome"]
     counts = Counter(r["outcome"] for r in records)
@@ -237,10 +271,11 @@ def cmd(args: argparse.Namespace) -> int:
               f"{blamed[False]} fail there too (importer's or IREE's)")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"fusion": args.fusion, "counts": dict(counts), "cases": records}, indent=1))
+        args.json.write_text(json.dumps({"fusion": args.fusion, "freeze_shape_inputs": freeze, "counts": dict(counts), "cases": records}, indent=1))
     return 1 if counts.get("mismatch") or counts.get("crash") else 0
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--worker":
-        _worker(sys.argv[3:], sys.argv[2])
+        freeze = len(sys.argv) > 3 and sys.argv[3] == "--freeze"
+        _worker(sys.argv[3 + freeze:], sys.argv[2], freeze)

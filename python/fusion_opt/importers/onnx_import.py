@@ -266,7 +266,11 @@ def _to_linalg(proto: onnx.ModelProto, where: str, out: str) -> bytes:
         onnx_importer.NodeImporter.define_function(info.main_graph, module.operation).import_all()
     except Exception as e:
         raise UnsupportedError(f"ONNX import failed: {type(e).__name__}: {e}", where) from None
-    _run(module, "builtin.module(func.func(convert-torch-onnx-to-torch))", staging.context, where)
+    try:
+        _run(module, "builtin.module(func.func(convert-torch-onnx-to-torch))", staging.context, where)
+    except UnsupportedError:
+        _refuse_shape_from_input(proto.graph, where)
+        raise
     bad = _first_unconverted(module)
     if bad:
         node = bad[1][len('loc("'):-2] if bad[1].startswith('loc("') else bad[1]
@@ -380,10 +384,10 @@ def _unlowered_op(message: str) -> str | None:
 # a node reduces, squeezes or scans). Read from a graph input, they depend on its values at run time,
 # which static-shape compilation cannot express (torch-mlir fails far from the cause: "failed to
 # legalize operation 'torch.aten.broadcast_to'" on an Expand, "marked as backend illegal" on a Reduce*).
-_SHAPE_OPERANDS = {"Expand": (1,), "Reshape": (1,), "ConstantOfShape": (0,), "Range": (0, 1, 2),
+SHAPE_OPERANDS = {"Expand": (1,), "Reshape": (1,), "ConstantOfShape": (0,), "Range": (0, 1, 2),
                    "Resize": (2, 3), "Upsample": (1,), "Slice": (1, 2, 3, 4), "Pad": (1, 3), "TopK": (1,),
                    "OneHot": (1,), "Tile": (1,)}
-_AXES_OPERANDS = {op: (1,) for op in ("ReduceMax", "ReduceMin", "ReduceSum", "ReduceMean", "ReduceProd",
+AXES_OPERANDS = {op: (1,) for op in ("ReduceMax", "ReduceMin", "ReduceSum", "ReduceMean", "ReduceProd",
                                       "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
                                       "ReduceSumSquare", "Squeeze", "Unsqueeze", "CumSum", "Split")}
 
@@ -393,8 +397,8 @@ def _refuse_shape_from_input(graph: onnx.GraphProto, where: str) -> None:
     instead of the lowering's message (a torch op marked illegal, far from the cause)."""
     inputs = {v.name for v in graph.input} - {t.name for t in graph.initializer}
     for n in graph.node:
-        for what, plural, table in (("output shape", "shapes", _SHAPE_OPERANDS),
-                                    ("axes", "axes", _AXES_OPERANDS)):
+        for what, plural, table in (("output shape", "shapes", SHAPE_OPERANDS),
+                                    ("axes", "axes", AXES_OPERANDS)):
             for i in table.get(n.op_type, ()):
                 if i < len(n.input) and n.input[i] in inputs:
                     node = f"node '{n.name}'" if n.name else f"the node computing '{n.output[0]}'"

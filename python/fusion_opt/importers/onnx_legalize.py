@@ -51,8 +51,8 @@ from .onnx_fold import attr_text as _text
 from .onnx_fold import default_opset, forget_downstream, subgraphs
 from .onnx_fold import node_attrs as _attrs
 from .onnx_gridsample import grid_sample
-from .onnx_resize import (COORDINATE_MODES, NEAREST_MODES, is_identity, linear_taps, nearest_indices,
-                          source_coordinates)
+from .onnx_resize import (COORDINATE_MODES, FILTER_MODES, NEAREST_MODES, filter_taps, is_identity, linear_taps,
+                          nearest_indices, source_coordinates)
 
 Node = onnx.NodeProto
 SMALL = 4096  # elements: the largest initializer read as a value
@@ -208,62 +208,118 @@ def _pad_crop(g: _Graph, node: Node) -> list[Node] | None:
 _INT8_TYPES = frozenset({onnx.TensorProto.UINT8, onnx.TensorProto.INT8})
 
 
+def _resize_scales(g: _Graph, node: Node, a: dict, shape: list[int], out_shape: list[int],
+                   axes: list[int]) -> tuple[dict[int, float], bool] | None:
+    """(scale per resized axis, given by sizes): constant scales, or sizes (constant, or computed from Shape
+    ops by torch's exporter: the inferred output shape is all the tables need), keep_aspect_ratio_policy
+    applied (one scale for every axis, the output rounded half up)."""
+    scales = _constant_value(g, node.input[2]) if node.input[2] else None
+    sizes = _constant_value(g, node.input[3]) if len(node.input) > 3 and node.input[3] else np.zeros(0)
+    if scales is not None and scales.size == len(axes) and sizes is not None and not sizes.size:
+        return {ax: float(np.float32(v)) for ax, v in zip(axes, scales.reshape(-1))}, False
+    if sizes is not None and not sizes.size:
+        return None
+    policy = _text(a.get("keep_aspect_ratio_policy"), "stretch")
+    if policy == "stretch":
+        return {ax: out_shape[ax] / shape[ax] for ax in axes}, True
+    if sizes is None or sizes.size != len(axes) or policy not in ("not_larger", "not_smaller"):
+        return None
+    ratios = [int(v) / shape[ax] for ax, v in zip(axes, sizes.reshape(-1))]
+    one = min(ratios) if policy == "not_larger" else max(ratios)
+    if any(int(one * shape[ax] + 0.5) != out_shape[ax] for ax in axes):
+        return None
+    return {ax: one for ax in axes}, False
+
+
+Taps = tuple[tuple[np.ndarray, "np.ndarray | None"], ...]
+
+
+def _general_taps(a: dict, mode: str, coord: str, nearest: str, out: int, size: int, scale: float,
+                  roi: tuple[float, float]) -> tuple[Taps, np.ndarray | None] | None:
+    """Cubic, antialiased or tf_crop_and_resize tables (onnx_resize.filter_taps) as gather taps: taps
+    whose weights are all zero dropped, weights all one left out."""
+    got = filter_taps(mode, coord, out, size, scale, roi=roi, cubic_a=float(a.get("cubic_coeff_a", -0.75)),
+                      exclude_outside=bool(a.get("exclude_outside", 0)), antialias=bool(a.get("antialias", 0)),
+                      nearest_mode=nearest)
+    if got is None:
+        return None
+    idx, w, outside = got
+    taps = tuple((idx[:, k], None if (w[:, k] == 1).all() else w[:, k])
+                 for k in range(w.shape[1]) if (w[:, k] != 0).any())
+    return taps, outside
+
+
 def _resize_separable(g: _Graph, node: Node) -> list[Node] | None:
-    """Resize (nearest / linear, constant scales or sizes, static shapes) as one pass per resized axis,
-    innermost first: a Gather of constant source indices (linear: two, weighted and added). Why, and the
-    tables: importers/onnx_resize.py."""
+    """Resize (constant scales or sizes, static shapes) as one pass per resized axis, innermost first: a
+    Gather of constant source indices per neighbour, weighted and added. Why, and the tables:
+    importers/onnx_resize.py."""
     a = _attrs(node)
     mode, coord = _text(a.get("mode"), "nearest"), _text(a.get("coordinate_transformation_mode"), "half_pixel")
     nearest = _text(a.get("nearest_mode"), "round_prefer_floor")
     x, y = node.input[0], node.output[0]
-    if (node.op_type != "Resize" or len(node.input) < 3 or mode not in ("nearest", "linear")
-            or coord not in COORDINATE_MODES or nearest not in NEAREST_MODES or a.get("antialias", 0)
-            or x not in g.shapes or y not in g.shapes or (mode == "linear" and g.types.get(x) not in _FLOAT_TYPES)):
+    general = mode == "cubic" or bool(a.get("antialias", 0)) or coord == "tf_crop_and_resize"
+    if (node.op_type != "Resize" or len(node.input) < 3 or mode not in FILTER_MODES
+            or (coord not in COORDINATE_MODES and coord != "tf_crop_and_resize") or nearest not in NEAREST_MODES
+            or x not in g.shapes or y not in g.shapes or (mode != "nearest" and g.types.get(x) not in _FLOAT_TYPES)):
         return None
     shape, out_shape = g.shapes[x], g.shapes[y]
     rank = len(shape)
     axes = [int(v) % rank for v in a.get("axes", range(rank))]
-    scales = _constant_value(g, node.input[2]) if node.input[2] else None
-    sizes = _constant_value(g, node.input[3]) if len(node.input) > 3 and node.input[3] else np.zeros(0)
-    if sizes is None or sizes.size:
-        # sizes (computed from Shape ops by torch's exporter): the inferred output shape is all the tables need
-        if _text(a.get("keep_aspect_ratio_policy"), "stretch") != "stretch":
-            return None
-        scale = {ax: np.float32(out_shape[ax]) / np.float32(shape[ax]) for ax in axes}
-    elif scales is not None and scales.size == len(axes):
-        scale = {ax: np.float32(s) for ax, s in zip(axes, scales.reshape(-1))}
-    else:
+    got = _resize_scales(g, node, a, shape, out_shape, axes)
+    if got is None:
         return None
+    scale, sized = got
+    rois = {ax: (0.0, 1.0) for ax in axes}
+    if coord == "tf_crop_and_resize":
+        roi = _constant_value(g, node.input[1]) if node.input[1] else None
+        if roi is None or roi.size != 2 * len(axes):
+            return None
+        roi = roi.reshape(-1).astype(np.float64)
+        rois = {ax: (float(roi[i]), float(roi[len(axes) + i])) for i, ax in enumerate(axes)}
     dtype = helper.tensor_dtype_to_np_dtype(g.types[x])
-    nodes: list[Node] = []
-    cur = x
     todo = []
     for ax in sorted(axes, reverse=True):
         out, size = out_shape[ax], shape[ax]
-        src = source_coordinates(coord, out, size, scale[ax])
-        if src is None or size < 1:
+        if size < 1:
             return None
-        if mode == "nearest":
-            idx = nearest_indices(src, nearest, size)
-            if idx is None:
+        outside = None
+        if general:
+            if out == size and np.isclose(scale[ax], 1.0) and np.allclose(rois[ax], (0.0, 1.0)):
+                continue  # the reference leaves such an axis as it is
+            tables = _general_taps(a, mode, coord, nearest, out, size, scale[ax], rois[ax])
+            if tables is None:
                 return None
-            taps = ((idx, None),)
-            same = is_identity(out, size, idx)
+            taps, outside = tables
+            same = len(taps) == 1 and taps[0][1] is None and outside is None and is_identity(out, size, taps[0][0])
         else:
-            x1, x2, w1, w2 = linear_taps(src, size)
-            one = bool(((w2 == 0) | (x1 == x2)).all())  # every output one element: a plain gather
-            taps = ((x1, None),) if one else ((x1, w1), (x2, w2))
-            same = one and is_identity(out, size, x1)
-        if out == size and not same:  # tf_half_pixel_for_nn moves even an unresized axis, in onnxruntime's
-            return None               # nearest kernel and not in its linear one: left as imported
+            s32 = np.float32(out) / np.float32(size) if sized else np.float32(scale[ax])
+            src = source_coordinates(coord, out, size, s32, None if sized else np.float32(scale[ax]) * size)
+            if src is None:
+                return None
+            if mode == "nearest":
+                idx = nearest_indices(src, nearest, size)
+                if idx is None:
+                    return None
+                taps = ((idx, None),)
+                same = is_identity(out, size, idx)
+            else:
+                x1, x2, w1, w2 = linear_taps(src, size)
+                one = bool(((w2 == 0) | (x1 == x2)).all())  # every output one element: a plain gather
+                taps = ((x1, None),) if one else ((x1, w1), (x2, w2))
+                same = one and is_identity(out, size, x1)
+            if out == size and not same:  # tf_half_pixel_for_nn moves even an unresized axis, in onnxruntime's
+                return None               # nearest kernel and not in its linear one: left as imported
         if not same:
-            todo.append((ax, taps))
+            todo.append((ax, taps, outside))
+    nodes: list[Node] = []
+    cur = x
     now = list(shape)
-    for ax, taps in todo:
+    for ax, taps, outside in todo:
         tag = f"{node.name}/{mode}{ax}" if node.name else ""
         size, out = now[ax], out_shape[ax]
         now[ax] = out
-        if len(taps) == 1 and out % size == 0 and (taps[0][0] == np.arange(out) // (out // size)).all():
+        if len(taps) == 1 and out % size == 0 and (taps[0][0] == np.arange(out) // (out // size)).all() \
+                and taps[0][1] is None and outside is None:
             # each element repeated `out // size` times: a broadcast (vectorized), not a gather
             split = [*now[:ax], size, 1, *now[ax + 1:]]
             cur = _emit(g, nodes, "Reshape", [cur, g.const(f"{y}_shape{ax}", np.array(split, np.int64), nodes)])
@@ -271,16 +327,21 @@ def _resize_separable(g: _Graph, node: Node) -> list[Node] | None:
             cur = _emit(g, nodes, "Expand", [cur, g.const(f"{y}_rep{ax}", np.array(split, np.int64), nodes)])
             cur = _emit(g, nodes, "Reshape", [cur, g.const(f"{y}_shape{ax}", np.array(now, np.int64), nodes)])
             continue
+        along = [-1 if d == ax else 1 for d in range(rank)]
         terms = []
         for k, (idx, w) in enumerate(taps):
             gathered = g.fresh(f"{y}_g{ax}_{k}")
-            nodes.append(helper.make_node("Gather", [cur, g.const(f"{y}_idx{ax}", idx, nodes)], [gathered], axis=ax,
-                                          name=tag))
+            nodes.append(helper.make_node("Gather", [cur, g.const(f"{y}_idx{ax}", idx.astype(np.int64), nodes)],
+                                          [gathered], axis=ax, name=tag))
             if w is not None:
-                shaped = w.astype(dtype).reshape([-1 if d == ax else 1 for d in range(rank)])
-                gathered = _emit(g, nodes, "Mul", [gathered, g.const(f"{y}_w{ax}", shaped, nodes)])
+                gathered = _emit(g, nodes, "Mul", [gathered, g.const(f"{y}_w{ax}", w.astype(dtype).reshape(along),
+                                                                      nodes)])
             terms.append(gathered)
-        cur = terms[0] if len(terms) == 1 else _emit(g, nodes, "Add", terms)
+        cur = terms[0] if len(terms) == 1 else _emit(g, nodes, "Add" if len(terms) == 2 else "Sum", terms)
+        if outside is not None:  # tf_crop_and_resize: extrapolation_value where the axis samples outside
+            fill = np.array(a.get("extrapolation_value", 0.0), dtype)
+            cur = _emit(g, nodes, "Where", [g.const(f"{y}_out{ax}", outside.reshape(along), nodes),
+                                            g.const(f"{y}_fill{ax}", fill, nodes), cur])
     if cur == x:
         return [helper.make_node("Identity", [x], [y], name=node.name)]
     nodes[-1].output[0] = y  # the last pass writes the Resize's output
