@@ -49,6 +49,10 @@ def test_frozen_shape_inputs_compile_and_unfrozen_ones_are_named() -> None:
     rec = run_case(case)
     assert rec["outcome"] == "rejected" and "graph input 'scales'" in rec["error"], rec
     assert run_case(case, freeze=True)["outcome"] == "pass"
+    assert run_case(case)["outcome"] == "rejected"  # freezing copied the cached case, not changed it
+    # AffineGrid's `size`, read by its function body through a Slice: the line names the graph input
+    rec = run_case("node:test_affine_grid_2d")
+    assert rec["outcome"] == "rejected" and "graph input 'size' (through" in rec["error"], rec
 
 
 @pytest.mark.parametrize("plant", ["ignore-broadcast", "fuse-across-reduction"])

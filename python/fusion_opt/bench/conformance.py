@@ -95,6 +95,7 @@ def freeze_shape_inputs(proto: Any, ins: list[np.ndarray]) -> tuple[Any, list[np
     from onnx import numpy_helper
 
     from ..importers.onnx_import import AXES_OPERANDS, SHAPE_OPERANDS
+    proto = type(proto).FromString(proto.SerializeToString())  # the node cases' protos are cached: not in place
     init = {t.name for t in proto.graph.initializer}
     inputs = [v for v in proto.graph.input if v.name not in init]
     shape_only: dict[str, bool] = {}

@@ -386,25 +386,32 @@ def _unlowered_op(message: str) -> str | None:
 # legalize operation 'torch.aten.broadcast_to'" on an Expand, "marked as backend illegal" on a Reduce*).
 SHAPE_OPERANDS = {"Expand": (1,), "Reshape": (1,), "ConstantOfShape": (0,), "Range": (0, 1, 2),
                    "Resize": (2, 3), "Upsample": (1,), "Slice": (1, 2, 3, 4), "Pad": (1, 3), "TopK": (1,),
-                   "OneHot": (1,), "Tile": (1,)}
+                   "OneHot": (1,), "Tile": (1,), "AffineGrid": (1,), "CenterCropPad": (1,), "Col2Im": (1, 2)}
 AXES_OPERANDS = {op: (1,) for op in ("ReduceMax", "ReduceMin", "ReduceSum", "ReduceMean", "ReduceProd",
                                       "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
                                       "ReduceSumSquare", "Squeeze", "Unsqueeze", "CumSum", "Split")}
 
 
 def _refuse_shape_from_input(graph: onnx.GraphProto, where: str) -> None:
-    """Where a lowering failed and a node takes its output shape or axes from a graph input, say that
-    instead of the lowering's message (a torch op marked illegal, far from the cause)."""
+    """Where a lowering failed and a node takes its output shape or axes from a graph input's values,
+    directly or computed from them (a function body's Unsqueeze of a Slice of AffineGrid's `size`), say
+    that instead of the lowering's message (a torch op marked illegal, far from the cause). Shapes of
+    inputs are static: `Shape` and `Size` stop the dependence."""
     inputs = {v.name for v in graph.input} - {t.name for t in graph.initializer}
+    source = {name: name for name in inputs}  # value -> the graph input it is computed from
     for n in graph.node:
         for what, plural, table in (("output shape", "shapes", SHAPE_OPERANDS),
                                     ("axes", "axes", AXES_OPERANDS)):
             for i in table.get(n.op_type, ()):
-                if i < len(n.input) and n.input[i] in inputs:
+                if i < len(n.input) and n.input[i] in source:
                     node = f"node '{n.name}'" if n.name else f"the node computing '{n.output[0]}'"
+                    via = "" if n.input[i] in inputs else f" (through '{n.input[i]}')"
                     raise UnsupportedError(f"{n.op_type} ({node}) takes its {what} from graph input "
-                                           f"'{n.input[i]}': {plural} that depend on input values are not "
-                                           "supported (make it an initializer)", where)
+                                           f"'{source[n.input[i]]}'{via}: {plural} that depend on input values "
+                                           "are not supported (make it an initializer)", where)
+        origin = next((source[x] for x in n.input if x in source), None)
+        if origin is not None and n.op_type not in ("Shape", "Size"):
+            source.update((o, origin) for o in n.output if o)
 
 
 def _run(module: ir.Module, pipeline: str, context: ir.Context, where: str) -> None:
