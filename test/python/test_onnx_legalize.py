@@ -8,6 +8,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
 
 import fusion_opt as fo
 from fusion_opt.importers.onnx_legalize import _pad_indices, legacy_prelu_slopes, legalize
@@ -672,3 +673,35 @@ def test_matmul_broadcast_forms_the_importer_refused(a_shape: list[int], b_shape
     got = fo.compile_onnx(m)(*feeds.values())
     assert got.shape == ref.shape
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_lp_normalization_of_a_zero_row_is_zero(p: int) -> None:
+    """A row of zeros divided by its zero norm: 0 (the spec's reference), not NaN; other rows unchanged."""
+    m = _model([helper.make_node("LpNormalization", ["x"], ["y"], axis=0, p=p)], [2, 2, 3])
+    x = RNG.standard_normal((2, 2, 3)).astype(np.float32)
+    x[:, 1, 2] = 0.0
+    got = fo.compile_onnx(m)(x)
+    norm = np.linalg.norm(x, ord=p, axis=0, keepdims=True)
+    want = np.divide(x, norm, out=np.zeros_like(x), where=norm != 0)
+    assert not np.isnan(got).any()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [TensorProto.INT8, TensorProto.UINT8, TensorProto.INT32])
+@pytest.mark.parametrize("direction", ["LEFT", "RIGHT"])
+def test_bitshift_out_of_range_follows_the_spec(dtype: int, direction: str) -> None:
+    """Amounts negative, equal to the width and far past it (uint8 200: a signed compare would call it
+    negative) give 0, or the sign for a signed right shift, as onnx's reference; in-range ones shift."""
+    np_t = helper.tensor_dtype_to_np_dtype(dtype)
+    bits = np.iinfo(np_t).bits
+    x = np.array([-8, 4, -1, 100, 7, -128, 3, 1], np.int64).astype(np_t)
+    b = np.array([1, 3, bits - 1, bits, bits + 1, 0, 2, 2], np.int64)
+    b = np.concatenate([b, [200 if dtype == TensorProto.UINT8 else -3]]).astype(np_t)
+    x = np.concatenate([x, np.array([5], np_t)])
+    g = helper.make_graph([helper.make_node("BitShift", ["x", "b"], ["y"], direction=direction)], "g",
+                          [helper.make_tensor_value_info(n, dtype, [9]) for n in ("x", "b")],
+                          [helper.make_tensor_value_info("y", dtype, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 28)])
+    want = ReferenceEvaluator(m).run(None, {"x": x, "b": b})[0]
+    np.testing.assert_array_equal(fo.compile_onnx(m)(x, b), want)

@@ -37,6 +37,9 @@ interface, value_info and the nodes downstream are untouched. Each returns the n
   `[C, 1, ...]` first, which is what those models meant.
 - `GridSample` (out-of-bounds reads with zeros padding, nearest rounded the wrong way, no border /
   reflection / cubic / 3-D): the ops of its definition (importers/onnx_gridsample.py).
+- `LpNormalization` of a zero row (0 / 0 = NaN; the spec's reference gives 0): zero elements give 0.
+- `BitShift` by a negative amount or by the bit width or more (an undefined shift instruction): the amount
+  clamped, the spec's 0 (or the sign, for a signed right shift) selected.
 """
 from __future__ import annotations
 
@@ -508,6 +511,57 @@ def _asinh_odd(g: _Graph, node: Node) -> list[Node] | None:
     root = _emit(g, nodes, "Sqrt", [_emit(g, nodes, "Add", [_emit(g, nodes, "Mul", [x, x]), one])])
     log = _emit(g, nodes, "Log", [_emit(g, nodes, "Add", [ax, root])])
     nodes.append(helper.make_node("Mul", [_emit(g, nodes, "Sign", [x]), log], list(node.output), name=node.name))
+    return nodes
+
+
+SHIFT = "/in_range"  # marks the BitShift a rewrite left (kept rewritten once)
+_INT_BITS = {onnx.TensorProto.INT8: 8, onnx.TensorProto.UINT8: 8, onnx.TensorProto.INT16: 16,
+             onnx.TensorProto.INT32: 32, onnx.TensorProto.INT64: 64}
+
+
+def _bitshift_range(g: _Graph, node: Node) -> list[Node] | None:
+    """BitShift by a negative amount or by the bit width or more: 0, or for a signed right shift the sign
+    (-1 or 0), as the spec's reference says; the importer's shift instruction is undefined there (LLVM
+    poison: int8 -8 << 8 came out -8). The amount is clamped into [0, width) and the result selected."""
+    t = g.types.get(node.input[0]) if node.op_type == "BitShift" and len(node.input) == 2 else None
+    if t not in _INT_BITS or node.name.endswith(SHIFT):
+        return None
+    x, b, nodes = node.input[0], node.input[1], []
+    dt = helper.tensor_dtype_to_np_dtype(t)
+    top = g.const(f"{b}_top", np.array(_INT_BITS[t] - 1, dt), nodes)
+    clamped = _emit(g, nodes, "Clip", [b, g.const(f"{b}_low", np.array(0, dt), nodes), top])
+    inside = _emit(g, nodes, "Equal", [b, clamped])
+    right = _text(_attrs(node).get("direction")) == "RIGHT"
+    signed = t != onnx.TensorProto.UINT8
+    amount = _emit(g, nodes, "Where", [inside, clamped, top]) if right and signed else clamped
+    shifted = g.fresh(f"{node.output[0]}_shift")
+    nodes.append(helper.make_node("BitShift", [x, amount], [shifted], name=node.name + SHIFT))
+    nodes[-1].attribute.extend(node.attribute)
+    if right and signed:  # shifting by width - 1 fills with the sign, as the reference does
+        nodes[-1].output[0] = node.output[0]
+        return nodes
+    nodes.append(helper.make_node("Where", [inside, shifted, g.const(f"{x}_zero", np.array(0, dt), nodes)],
+                                  list(node.output), name=node.name))
+    return nodes
+
+
+ZERO_NORM = "/zero_norm"  # marks the LpNormalization a rewrite left (kept rewritten once)
+
+
+def _lp_zero_norm(g: _Graph, node: Node) -> list[Node] | None:
+    """LpNormalization with its zero-norm rows 0, not 0 / 0 = NaN (the spec's reference; the importer
+    divides): where the norm is 0 every element of the row is 0, so zero elements give 0 and the rest is
+    the plain division."""
+    dt = _unary_float_type(g, node, "LpNormalization")
+    if dt is None or node.name.endswith(ZERO_NORM):
+        return None
+    x, nodes = node.input[0], []
+    zero = g.const(f"{x}_lpzero", np.array(0.0, dt), nodes)
+    lp = g.fresh(f"{node.output[0]}_lp")
+    nodes.append(helper.make_node("LpNormalization", [x], [lp], name=node.name + ZERO_NORM))
+    nodes[-1].attribute.extend(node.attribute)
+    nodes.append(helper.make_node("Where", [_emit(g, nodes, "Equal", [x, zero]), zero, lp], list(node.output),
+                                  name=node.name))
     return nodes
 
 
@@ -1217,7 +1271,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _pad_crop, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
     _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _matmul_broadcast_forms, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads, _ceil_mode_floor,
-    _if_branches, grid_sample)
+    _if_branches, grid_sample, _lp_zero_norm, _bitshift_range)
 
 
 def legalize(proto: onnx.ModelProto) -> int:
