@@ -414,12 +414,15 @@ def test_nodes_out_of_topological_order_are_sorted() -> None:
 
 
 @pytest.mark.parametrize("case", ["test_attention_4d_causal", "test_rms_normalization_2d_axis0", "test_swish",
-                                  "test_swiglu", "test_rotary_embedding", "test_if"])
+                                  "test_swiglu", "test_rotary_embedding", "test_if", "test_sce_mean_weight",
+                                  "test_sce_NCd1d2d3d4d5_mean_weight", "test_nllloss_NCd1d2d3_none_no_weight_negative_ii"])
 def test_ops_onnx_defines_by_functions_are_expanded(case: str) -> None:
     """Attention, RMSNormalization, Swish, SwiGLU (whose body uses Swish), RotaryEmbedding: no lowering in
     the importer ("unsupported ONNX op 'onnx.Attention'"); their schema's function bodies are spliced in
     (importers/onnx_functions.py). And `If` on a computed condition: both branches and a Where. Each is
-    onnx's own test case, checked against its reference outputs."""
+    onnx's own test case, checked against its reference outputs. SoftmaxCrossEntropyLoss and
+    NegativeLogLikelihoodLoss are lowered, but wrong (a weighted mean came out inf) or refused (5-D inputs,
+    negative ignore_index): expanded too."""
     from fusion_opt.bench.conformance import run_case
 
     rec = run_case(f"node:{case}")
