@@ -82,3 +82,16 @@ def test_gpu_targets_keep_f16(tmp_path: Path):
                              text=True, check=True).stdout
         assert ("16x8x3x3xf16>" in out) == f16, target      # the 3x3 conv's weights
         assert ("16x8x3x3xf32>" in out) != f16, target
+
+
+def test_bf16_model_is_computed_in_f32_and_rounds_once():
+    """bfloat16 likewise: no bf16 arithmetic on these CPUs; one rounding at the output (onnx's bf16
+    Attention cases were a bf16 ulp off their f32 reference with bf16 computed op by op)."""
+    import ml_dtypes
+    model = _net(ml_dtypes.bfloat16)
+    assert promote_f16(_net(ml_dtypes.bfloat16)) > 0
+    x = np.random.default_rng(1).standard_normal((1, 8, 14, 14)).astype(ml_dtypes.bfloat16)
+    y = np.asarray(fo.compile_onnx(model)(x))
+    assert y.dtype == ml_dtypes.bfloat16 and y.shape == (1, 4, 14, 14)
+    want = np.asarray(fo.compile_onnx(_f32_twin(model))(x.astype(np.float32))).astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(y.astype(np.float32), want.astype(np.float32))

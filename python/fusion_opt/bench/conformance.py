@@ -147,6 +147,14 @@ def run_case(name: str, fusion: str = "cost", freeze: bool = False) -> dict[str,
     return rec
 
 
+def _is_float(dtype: np.dtype) -> bool:
+    try:
+        np.finfo(dtype)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _compare(got: Sequence[Any], expected: Sequence[np.ndarray], rtol: float, atol: float) -> dict[str, Any]:
     if len(got) != len(expected):
         return {"outcome": "mismatch", "error": f"{len(got)} outputs, reference has {len(expected)}"}
@@ -154,12 +162,15 @@ def _compare(got: Sequence[Any], expected: Sequence[np.ndarray], rtol: float, at
     for k, (g, e) in enumerate(zip(got, expected)):
         if g.shape != e.shape:
             return {"outcome": "mismatch", "error": f"output {k}: shape {g.shape}, reference {e.shape}"}
-        if e.dtype.kind in "fc":
+        if e.dtype.kind in "fc" or _is_float(e.dtype):  # ml_dtypes' bfloat16 / float8: kind "V"
             g64, e64 = g.astype(np.float64), e.astype(np.float64)
+            # never finer than the output type resolves: a bf16 ulp is 2^-8 relative (rtol 1e-3 would call
+            # a reference that rounds bf16 at every step, against one rounding from f32, a mismatch)
+            tol = max(rtol, float(np.finfo(e.dtype).eps))
             err = float(np.nanmax(np.abs(g64 - e64), initial=0.0)) if g.size else 0.0
-            if not np.allclose(g64, e64, rtol=rtol, atol=atol, equal_nan=True):
+            if not np.allclose(g64, e64, rtol=tol, atol=atol, equal_nan=True):
                 return {"outcome": "mismatch", "error": f"output {k}: max abs error {err:.3g} "
-                        f"(rtol {rtol:g}, atol {atol:g})"}
+                        f"(rtol {tol:g}, atol {atol:g})"}
             worst = max(worst, err)
         elif not np.array_equal(g, e):
             return {"outcome": "mismatch", "error": f"output {k}: {int((g != e).sum())} of {g.size} elements differ"}
