@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     if is_onnx(data, name):
         if args.verify_diagnostics or args.split_input_file:
             raise InputError("--split-input-file and --verify-diagnostics apply to .mlir input only")
-        result = process_onnx(data, name, args, shapes)
+        result = process_onnx(data, name, args, shapes, path=None if args.input == "-" else args.input)
         write_result(result, args)
         return 0
     try:

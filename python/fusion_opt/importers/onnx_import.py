@@ -113,6 +113,8 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
         proto_copy = onnx.ModelProto()
         proto_copy.CopyFrom(proto)
         proto = proto_copy
+    if not proto.graph.name:  # the function's name: empty, IREE's module has an export with no name
+        proto.graph.name = "main"
     if input_shapes:
         set_input_shapes(proto, input_shapes)
     drop_unsettled_value_info(proto.graph)
