@@ -3,7 +3,9 @@
 `random_graph(n, seed)` builds a seeded DataflowGraph of elementwise / broadcast / reduction / matmul /
 conv-like ops (also used by test/python/test_search.py and test_plan_scaling.py).
 
-Run: `python tools/plan_scaling.py [--no-memory] [sizes]` (default 1000 10000 50000). For each planner
+`chain_graph(n)` is the worst case: one group that grows by an op per merge (`--chain`).
+
+Run: `python tools/plan_scaling.py [--no-memory] [--chain] [sizes]` (default 1000 10000 50000). For each planner
 (`greedy`; `gated`: greedy with merges gated by the cost model, `fusion.costed.plan_by_cost`; `cost`:
 the search planner, `fusion.plan(g, "cost", target)`) it prints wall and CPU seconds per size, then the
 growth exponent (slope of log time against log size) between consecutive sizes and overall. Peak
@@ -87,9 +89,26 @@ def random_graph(n: int, seed: int = 0) -> DataflowGraph:
                         2 * R * C * 3, 0, 0)
             ops.append(op)
             full.append(i)
+    return _graph("rand", ops)
+
+
+def chain_graph(n: int, seed: int = 0) -> DataflowGraph:
+    """The worst case: n elementwise ops in a chain, every fourth also reading the op three back (a
+    diamond), all fusible into one group that grows by one op per merge."""
+    del seed
+    ops = []
+    for i in range(n):
+        two = i % 4 == 0
+        operands = (i - 1, max(-1, i - 3), None) if two else (i - 1, None)
+        ops.append(_op(i, OpKind.ELEMENTWISE, "linalg.generic", operands, (R, C), ("parallel", "parallel"),
+                       (_ID,) * len(operands), ((0, 1),) * len(operands), (R, C), len(operands) - 1, R * C))
+    return _graph("chain", ops)
+
+
+def _graph(name: str, ops: list[OpDesc]) -> DataflowGraph:
     edges = tuple(Edge(p, o.index, k) for o in ops for k, p in enumerate(o.operands) if p is not None and p >= 0)
     consumed = {e.producer for e in edges}
-    return DataflowGraph("rand", tuple(ops), edges, frozenset(i for i in range(n) if i not in consumed))
+    return DataflowGraph(name, tuple(ops), edges, frozenset(i for i in range(len(ops)) if i not in consumed))
 
 
 STRATEGIES = ("greedy", "gated", "cost")
@@ -106,17 +125,21 @@ def _planner(strategy: str):
     return lambda g: plan(g, strategy, t)
 
 
+GRAPHS = {"random": random_graph, "chain": chain_graph}
+GRAPH = "random"  # --chain: chain_graph
+
+
 def measure(n: int, strategy: str, seed: int = 0) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of planning one random graph of n ops."""
-    g, run = random_graph(n, seed), _planner(strategy)
+    """(wall seconds, CPU seconds) of planning one graph of n ops."""
+    g, run = GRAPHS[GRAPH](n, seed), _planner(strategy)
     wall, cpu = time.perf_counter(), time.process_time()
     run(g)
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def peak_memory(n: int, strategy: str, seed: int = 0) -> float:
-    """Peak MiB allocated while planning one random graph of n ops (tracemalloc; slows the run)."""
-    g, run = random_graph(n, seed), _planner(strategy)
+    """Peak MiB allocated while planning one graph of n ops (tracemalloc; slows the run)."""
+    g, run = GRAPHS[GRAPH](n, seed), _planner(strategy)
     tracemalloc.start()
     try:
         run(g)
@@ -158,4 +181,6 @@ def main(sizes: list[int], memory: bool = True) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    main([int(a) for a in args if a != "--no-memory"] or [1000, 10000, 50000], "--no-memory" not in args)
+    if "--chain" in args:
+        GRAPH = "chain"
+    main([int(a) for a in args if not a.startswith("--")] or [1000, 10000, 50000], "--no-memory" not in args)
