@@ -708,3 +708,38 @@ def test_bitshift_out_of_range_follows_the_spec(dtype: int, direction: str) -> N
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 28)])
     want = ReferenceEvaluator(m).run(None, {"x": x, "b": b})[0]
     np.testing.assert_array_equal(fo.compile_onnx(m)(x, b), want)
+
+
+@pytest.mark.parametrize("in_axes,in_dirs,out_axes,out_dirs", [
+    ([0, 0], [0, 0], [0, 0], [0, 0]),
+    ([1, 0], [1, 0], [1, -1], [0, 1]),
+])
+def test_scan_is_unrolled(in_axes: list[int], in_dirs: list[int], out_axes: list[int], out_dirs: list[int]) -> None:
+    """Scan (not lowered): a running state s' = tanh(s * a_t + b_t) over 5 steps, the scan inputs read along
+    either axis and either direction, two scan outputs stacked along either axis, either order."""
+    f = TensorProto.FLOAT
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["s", "a_t"], ["m"]), helper.make_node("Add", ["m", "b_t"], ["p"]),
+         helper.make_node("Tanh", ["p"], ["s_next"]), helper.make_node("Relu", ["p"], ["r"])],
+        "body", [helper.make_tensor_value_info(n, f, [3, 4]) for n in ("s", "a_t", "b_t")],
+        [helper.make_tensor_value_info(n, f, [3, 4]) for n in ("s_next", "p", "r")])
+    a_shape = [5, 3, 4] if in_axes[0] == 0 else [3, 5, 4]
+    scan = helper.make_node("Scan", ["s0", "a", "b"], ["s_final", "ps", "rs"], body=body, num_scan_inputs=2,
+                            scan_input_axes=in_axes, scan_input_directions=in_dirs, scan_output_axes=out_axes,
+                            scan_output_directions=out_dirs)
+    g = helper.make_graph([scan], "g", [helper.make_tensor_value_info("s0", f, [3, 4]),
+                                        helper.make_tensor_value_info("a", f, a_shape),
+                                        helper.make_tensor_value_info("b", f, [5, 3, 4])],
+                          [helper.make_tensor_value_info(n, f, None) for n in ("s_final", "ps", "rs")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    feeds = {"s0": RNG.standard_normal((3, 4)).astype(np.float32),
+             "a": RNG.standard_normal(a_shape).astype(np.float32), "b": RNG.standard_normal((5, 3, 4)).astype(np.float32)}
+    proto = onnx.shape_inference.infer_shapes(m)
+    legalize(proto)
+    assert "Scan" not in [n.op_type for n in proto.graph.node]
+    # onnx's reference implements neither axes nor directions: onnxruntime's Scan is the reference
+    want = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
+    got = fo.compile_onnx(m)(*feeds.values())
+    assert [x.shape for x in got] == [w.shape for w in want]
+    for k, (x, w) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(x, w, rtol=1e-5, atol=1e-6, err_msg=f"output {k}")

@@ -37,6 +37,7 @@ interface, value_info and the nodes downstream are untouched. Each returns the n
   `[C, 1, ...]` first, which is what those models meant.
 - `GridSample` (out-of-bounds reads with zeros padding, nearest rounded the wrong way, no border /
   reflection / cubic / 3-D): the ops of its definition (importers/onnx_gridsample.py).
+- `Scan` (not lowered) with static sequence lengths: unrolled, the body inlined per step.
 - `LpNormalization` of a zero row (0 / 0 = NaN; the spec's reference gives 0): zero elements give 0.
 - `BitShift` by a negative amount or by the bit width or more (an undefined shift instruction): the amount
   clamped, the spec's 0 (or the sign, for a signed right shift) selected.
@@ -893,10 +894,11 @@ def _if_branches(g: _Graph, node: Node) -> list[Node] | None:
                                 for t, e, name in zip(t_outs, e_outs, node.output) if name]
 
 
-def _inline(g: _Graph, branch: onnx.GraphProto) -> tuple[list[Node], list[str]]:
+def _inline(g: _Graph, branch: onnx.GraphProto, bind: dict[str, str] | None = None) -> tuple[list[Node], list[str]]:
     """A subgraph's nodes with the values it defines renamed afresh (the other branch, or a second If, may
-    use the same names); its initializers as Constants. Returns (nodes, names of its outputs)."""
-    rename: dict[str, str] = {}
+    use the same names); its initializers as Constants; its inputs read as the values `bind` names.
+    Returns (nodes, names of its outputs)."""
+    rename: dict[str, str] = dict(bind or {})
     nodes: list[Node] = []
     for t in branch.initializer:
         rename[t.name] = g.fresh(t.name)
@@ -911,6 +913,62 @@ def _inline(g: _Graph, branch: onnx.GraphProto) -> tuple[list[Node], list[str]]:
         m.output.extend(rename[o] for o in n.output)
         nodes.append(m)
     return nodes, [rename.get(o.name, o.name) for o in branch.output]
+
+
+SCAN_UNROLL_NODES = 20000  # body nodes x steps: the largest Scan unrolled
+
+
+def _scan_unrolled(g: _Graph, node: Node) -> list[Node] | None:
+    """`Scan` (not lowered: "ONNX op Scan ... is not supported") with static sequence lengths, unrolled: per
+    step the body inlined on the states and each scan input's slice (a `Gather` at the step, from the end
+    for a reverse direction), the scan outputs' elements stacked (`Unsqueeze` + `Concat`, reversed for a
+    reverse output direction). Up to SCAN_UNROLL_NODES body nodes in all."""
+    if node.op_type != "Scan":
+        return None
+    a = _attrs(node)
+    body, m = a["body"], int(a["num_scan_inputs"])
+    if any(subgraphs(n) for n in body.node):
+        return None  # a nested subgraph's reads of the body's values would need renaming too
+    n_state = len(node.input) - m
+    states, scans = list(node.input[:n_state]), list(node.input[n_state:])
+    if any(x not in g.shapes for x in scans) or not scans:
+        return None
+    in_axes = [int(v) % len(g.shapes[x]) for v, x in zip(a.get("scan_input_axes", [0] * m), scans)]
+    in_dirs = list(a.get("scan_input_directions", [0] * m))
+    steps = {g.shapes[x][ax] for x, ax in zip(scans, in_axes)}
+    k_out = len(body.output) - n_state
+    if len(steps) != 1 or None in steps or len(body.input) != n_state + m or len(node.output) != n_state + k_out:
+        return None
+    t_len = steps.pop()
+    if t_len < 1 or t_len * len(body.node) > SCAN_UNROLL_NODES:
+        return None
+    out_axes = list(a.get("scan_output_axes", [0] * k_out))
+    out_dirs = list(a.get("scan_output_directions", [0] * k_out))
+    nodes: list[Node] = []
+    elems: list[list[str]] = [[] for _ in range(k_out)]
+    for t in range(t_len):
+        bind = dict(zip((v.name for v in body.input[:n_state]), states))
+        for v, x, ax, rev in zip(body.input[n_state:], scans, in_axes, in_dirs):
+            at = g.const(f"{x}_step", np.array(t_len - 1 - t if rev else t, np.int64), nodes)
+            bind[v.name] = _emit(g, nodes, "Gather", [x, at], axis=ax)
+        body_nodes, outs = _inline(g, body, bind)
+        nodes += body_nodes
+        states = outs[:n_state]
+        for k, y in enumerate(outs[n_state:]):
+            elems[k].append(y)
+    tail: list[Node] = [helper.make_node("Identity", [x], [name]) for x, name in zip(states, node.output) if name]
+    for k, name in enumerate(node.output[n_state:]):
+        if not name:
+            continue
+        ax, typ = int(out_axes[k]), body.output[n_state + k].type.tensor_type
+        if ax < 0:  # counted from the end of the stacked output: its rank is needed
+            if not typ.HasField("shape"):
+                return None
+            ax %= len(typ.shape.dim) + 1
+        axis = g.const(f"{name}_axis", np.array([ax], np.int64), nodes)
+        parts = [_emit(g, nodes, "Unsqueeze", [y, axis]) for y in elems[k]]
+        tail.append(helper.make_node("Concat", parts[::-1] if out_dirs[k] else parts, [name], axis=ax))
+    return nodes + tail
 
 
 def _single_window_axes(g: _Graph, node: Node) -> list[Node] | None:
@@ -1271,7 +1329,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _pad_crop, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
     _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _matmul_broadcast_forms, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads, _ceil_mode_floor,
-    _if_branches, grid_sample, _lp_zero_norm, _bitshift_range)
+    _if_branches, grid_sample, _lp_zero_norm, _bitshift_range, _scan_unrolled)
 
 
 def legalize(proto: onnx.ModelProto) -> int:
