@@ -59,3 +59,13 @@ def test_a_model_at_the_importers_opset_is_untouched() -> None:
 
     m = _old_model(helper.make_node("Hardmax", ["x"], ["y"], axis=1), 17)
     assert upgrade(m, 17) is m
+
+
+def test_a_conversion_that_changes_the_interface_is_refused() -> None:
+    """onnx's version converter takes Scan-8's batch axis out of the graph inputs (1x2 -> 2): compiled, the
+    model failed at its first call with a shape error; now one line at compile time names the input."""
+    from fusion_opt.bench.conformance import run_case
+
+    rec = run_case("node:test_scan_sum")
+    assert rec["outcome"] == "rejected", rec
+    assert "changed graph input 'initial' from 1x2 to 2" in rec["error"]

@@ -134,6 +134,8 @@ def prepare(proto: onnx.ModelProto, where: str, input_shapes: Mapping[str, Seque
                 break
             sort_nodes(proto.graph)
             proto = weightless(_infer_shapes, proto)
+    except UnsupportedError as e:
+        raise UnsupportedError(e.message, where) from None
     except Exception as e:
         raise InputError(f"ONNX opset conversion or shape inference failed: {e}", where) from None
     initializers = {i.name for i in proto.graph.initializer}

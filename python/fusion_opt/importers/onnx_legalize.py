@@ -212,7 +212,7 @@ def _pad_crop(g: _Graph, node: Node) -> list[Node] | None:
 _INT8_TYPES = frozenset({onnx.TensorProto.UINT8, onnx.TensorProto.INT8})
 
 
-def _resize_scales(g: _Graph, node: Node, a: dict, shape: list[int], out_shape: list[int],
+def _resize_scales(g: _Graph, node: Node, a: dict[str, object], shape: list[int], out_shape: list[int],
                    axes: list[int]) -> tuple[dict[int, float], bool] | None:
     """(scale per resized axis, given by sizes): constant scales, or sizes (constant, or computed from Shape
     ops by torch's exporter: the inferred output shape is all the tables need), keep_aspect_ratio_policy
@@ -238,7 +238,7 @@ def _resize_scales(g: _Graph, node: Node, a: dict, shape: list[int], out_shape: 
 Taps = tuple[tuple[np.ndarray, "np.ndarray | None"], ...]
 
 
-def _general_taps(a: dict, mode: str, coord: str, nearest: str, out: int, size: int, scale: float,
+def _general_taps(a: dict[str, object], mode: str, coord: str, nearest: str, out: int, size: int, scale: float,
                   roi: tuple[float, float]) -> tuple[Taps, np.ndarray | None] | None:
     """Cubic, antialiased or tf_crop_and_resize tables (onnx_resize.filter_taps) as gather taps: taps
     whose weights are all zero dropped, weights all one left out."""
@@ -933,8 +933,8 @@ def _scan_unrolled(g: _Graph, node: Node) -> list[Node] | None:
     states, scans = list(node.input[:n_state]), list(node.input[n_state:])
     if any(x not in g.shapes for x in scans) or not scans:
         return None
-    in_axes = [int(v) % len(g.shapes[x]) for v, x in zip(a.get("scan_input_axes", [0] * m), scans)]
-    in_dirs = list(a.get("scan_input_directions", [0] * m))
+    in_axes = [int(v) % len(g.shapes[x]) for v, x in zip([*a.get("scan_input_axes", []), *[0] * m], scans)]
+    in_dirs = [*a.get("scan_input_directions", []), *[0] * m][:m]
     steps = {g.shapes[x][ax] for x, ax in zip(scans, in_axes)}
     k_out = len(body.output) - n_state
     if len(steps) != 1 or None in steps or len(body.input) != n_state + m or len(node.output) != n_state + k_out:
@@ -942,8 +942,8 @@ def _scan_unrolled(g: _Graph, node: Node) -> list[Node] | None:
     t_len = steps.pop()
     if t_len < 1 or t_len * len(body.node) > SCAN_UNROLL_NODES:
         return None
-    out_axes = list(a.get("scan_output_axes", [0] * k_out))
-    out_dirs = list(a.get("scan_output_directions", [0] * k_out))
+    out_axes = [*a.get("scan_output_axes", []), *[0] * k_out][:k_out]
+    out_dirs = [*a.get("scan_output_directions", []), *[0] * k_out][:k_out]
     nodes: list[Node] = []
     elems: list[list[str]] = [[] for _ in range(k_out)]
     for t in range(t_len):

@@ -19,6 +19,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from ..errors import UnsupportedError
 from .onnx_fold import default_opset, node_attrs
 from .onnx_legalize import legacy_prelu_slopes
 from .onnx_weights import weightless
@@ -36,10 +37,37 @@ def upgrade(proto: onnx.ModelProto, target: int) -> onnx.ModelProto:
         return proto
     legacy_prelu_slopes(proto)
     marks = _old_semantics(proto.graph, opset)
+    before = _interface(proto.graph)
     proto = weightless(lambda p: onnx.version_converter.convert_version(p, target), proto)
+    _same_interface(before, _interface(proto.graph), opset, target)
     if marks:
         _restore(proto.graph, marks)
     return proto
+
+
+def _interface(graph: onnx.GraphProto) -> dict[str, tuple[str, tuple[int | str, ...] | None]]:
+    """{'input x' / 'output y': (element type, dims or None)} of the graph's inputs and outputs."""
+    def dims(v: onnx.ValueInfoProto) -> tuple[int | str, ...] | None:
+        t = v.type.tensor_type
+        return tuple(d.dim_value if d.HasField("dim_value") else d.dim_param for d in t.shape.dim) \
+            if t.HasField("shape") else None
+    out = {f"input '{v.name}'": (str(v.type.tensor_type.elem_type), dims(v)) for v in graph.input}
+    out.update({f"output '{v.name}'": (str(v.type.tensor_type.elem_type), dims(v)) for v in graph.output})
+    return out
+
+
+def _same_interface(before: dict, after: dict, opset: int, target: int) -> None:
+    """onnx's version converter must not change what the model takes and returns: Scan-8's batch axis
+    came out dropped from the graph inputs (1x3x2 -> 3x2), a shape error at the first call."""
+    for what, (elem, shape) in before.items():
+        got = after.get(what)
+        if got is None or got[0] != elem or (shape is not None and got[1] is not None and (
+                len(got[1]) != len(shape) or any(isinstance(a, int) and isinstance(b, int) and a and b and a != b
+                                                 for a, b in zip(shape, got[1])))):
+            now = "gone" if got is None else "x".join(map(str, got[1] or ())) or "a scalar"
+            was = "x".join(map(str, shape or ())) or "a scalar"
+            raise UnsupportedError(f"converting the model from opset {opset} to {target} (onnx's version converter) "
+                                   f"changed graph {what} from {was} to {now}: this model's opset is not supported")
 
 
 def _old_semantics(graph: onnx.GraphProto, opset: int) -> dict[str, tuple[str, int]]:
