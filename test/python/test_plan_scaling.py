@@ -17,7 +17,7 @@ from fusion_opt.fusion import plan
 from fusion_opt.fusion.costed import plan_by_cost
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
-from plan_scaling import random_graph  # noqa: E402
+from plan_scaling import chain_graph, random_graph  # noqa: E402
 
 T = get_target_desc("cpu-generic")
 BOUND_S = 20.0
@@ -40,3 +40,17 @@ def test_adjacency_is_cached_and_matches_edges():
         i = o.index
         assert g.consumers(i) == tuple(sorted({e.consumer for e in g.edges if e.producer == i}))
         assert g.producers(i) == tuple(sorted({e.producer for e in g.edges if e.consumer == i}))
+
+
+def test_one_growing_group_is_bounded_in_greedy_and_joined_by_the_search():
+    """A 700-op chain of fusible elementwise ops: greedy stops each group at MAX_GROUP_OPS (it checks and
+    prices the whole group per merge: a 2,000-op chain took 21 s unbounded), the search joins the pieces
+    into the one group the cost model wants."""
+    from fusion_opt.fusion.greedy import MAX_GROUP_OPS
+
+    g = chain_graph(700)
+    greedy = plan(g, "greedy", T)
+    assert max(len(x.ops) for x in greedy.groups) <= MAX_GROUP_OPS < 700
+    assert any("greedy grows one to" in d.reason for d in greedy.decisions)
+    cost = plan(g, "cost", T)
+    assert [len(x.ops) for x in cost.groups] == [700]

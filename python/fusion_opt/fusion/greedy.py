@@ -217,6 +217,13 @@ def apply_pins(st: _State, constraints: Constraints) -> None:
                                 f"via op {via} ({st.ops[via].name})")
 
 
+# Greedy grows a group by one producer per merge and checks and prices the whole group each time:
+# O(group size) per merge, so one group of n ops costs O(n^2) (a 2,000-op elementwise chain: 21 s).
+# Past this size it stops (TVM's FuseOps bounds its groups the same way, max_fuse_depth = 256); the
+# cost planner's search, whose merges pair groups best gain first, joins such groups further.
+MAX_GROUP_OPS = 256
+
+
 def plan_greedy(graph: DataflowGraph, gate: Gate | None = None, strategy: str = "greedy",
                 constraints: Constraints = NO_CONSTRAINTS) -> FusionPlan:
     """Greedy producer-into-consumer fusion; every dispatchable op ends in exactly one group, except
@@ -239,6 +246,9 @@ def plan_greedy(graph: DataflowGraph, gate: Gate | None = None, strategy: str = 
             return f"refused: barrier: op {hit[0]} is marked no-fuse"
         if cap is not None and fusions >= cap:
             return f"refused: merge cap reached (max_fusions={cap})"
+        size = sum(len(m) for m in groups)
+        if size > MAX_GROUP_OPS:
+            return f"refused: the group would have {size} ops (greedy grows one to {MAX_GROUP_OPS} at most)"
         return None
 
     def decide(p: int, cs: Iterable[int], fused: bool, reason: str) -> None:
