@@ -743,3 +743,40 @@ def test_scan_is_unrolled(in_axes: list[int], in_dirs: list[int], out_axes: list
     assert [x.shape for x in got] == [w.shape for w in want]
     for k, (x, w) in enumerate(zip(got, want)):
         np.testing.assert_allclose(x, w, rtol=1e-5, atol=1e-6, err_msg=f"output {k}")
+
+
+def test_loop_with_a_constant_trip_count_is_unrolled() -> None:
+    """Loop (not lowered), 4 trips, its condition passed through: x <- x * 2 + i, each x stacked; a Loop whose
+    body computes its condition (data-dependent trips) is left alone."""
+    f = TensorProto.FLOAT
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond"], ["cond_out"]), helper.make_node("Cast", ["i"], ["fi"], to=f),
+         helper.make_node("Mul", ["x_in", "two"], ["m"]), helper.make_node("Add", ["m", "fi"], ["x_out"]),
+         helper.make_node("Identity", ["x_out"], ["y"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("x_in", f, [3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), helper.make_tensor_value_info("x_out", f, [3]),
+         helper.make_tensor_value_info("y", f, [3])])
+    loop = helper.make_node("Loop", ["trips", "go", "x"], ["x_final", "ys"], body=body)
+    g = helper.make_graph([loop], "g", [helper.make_tensor_value_info("x", f, [3])],
+                          [helper.make_tensor_value_info(n, f, None) for n in ("x_final", "ys")],
+                          [numpy_helper.from_array(np.array(4, np.int64), "trips"),
+                           numpy_helper.from_array(np.array(True), "go"),
+                           numpy_helper.from_array(np.array(2.0, np.float32), "two")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    proto = onnx.shape_inference.infer_shapes(m)
+    legalize(proto)
+    assert "Loop" not in [n.op_type for n in proto.graph.node]
+    x = RNG.standard_normal(3).astype(np.float32)
+    want = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    got = fo.compile_onnx(m)(x)
+    assert [a.shape for a in got] == [b.shape for b in want] == [(3,), (4, 3)]
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    inner = next(a.g for a in m.graph.node[0].attribute if a.name == "body")
+    inner.node[0].CopyFrom(helper.make_node("Less", ["i", "three"], ["cond_out"]))  # trips depend on the body
+    inner.initializer.append(numpy_helper.from_array(np.array(3, np.int64), "three"))
+    proto = onnx.shape_inference.infer_shapes(m)
+    legalize(proto)
+    assert "Loop" in [n.op_type for n in proto.graph.node]

@@ -37,7 +37,8 @@ interface, value_info and the nodes downstream are untouched. Each returns the n
   `[C, 1, ...]` first, which is what those models meant.
 - `GridSample` (out-of-bounds reads with zeros padding, nearest rounded the wrong way, no border /
   reflection / cubic / 3-D): the ops of its definition (importers/onnx_gridsample.py).
-- `Scan` (not lowered) with static sequence lengths: unrolled, the body inlined per step.
+- `Scan` (not lowered) with static sequence lengths, and `Loop` with a constant trip count and a condition
+  that stays true: unrolled, the body inlined per step.
 - `LpNormalization` of a zero row (0 / 0 = NaN; the spec's reference gives 0): zero elements give 0.
 - `BitShift` by a negative amount or by the bit width or more (an undefined shift instruction): the amount
   clamped, the spec's 0 (or the sign, for a signed right shift) selected.
@@ -971,6 +972,51 @@ def _scan_unrolled(g: _Graph, node: Node) -> list[Node] | None:
     return nodes + tail
 
 
+def _loop_unrolled(g: _Graph, node: Node) -> list[Node] | None:
+    """`Loop` (not lowered) whose trip count is a constant and whose condition stays true (absent or a
+    constant true, the body passing its condition through), unrolled like Scan: per iteration the body
+    inlined on the iteration number and the loop-carried values, the scan outputs stacked on a new axis 0."""
+    if node.op_type != "Loop" or len(node.input) < 2:
+        return None
+    body = _attrs(node)["body"]
+    if any(subgraphs(n) for n in body.node) or len(body.input) < 2:
+        return None
+    trips = _constant_value(g, node.input[0]) if node.input[0] else None
+    cond = _constant_value(g, node.input[1]) if node.input[1] else np.array(True)
+    if trips is None or trips.size != 1 or cond is None or cond.size != 1 or not bool(cond.reshape(-1)[0]):
+        return None
+    passed = {body.input[1].name} | {n.output[0] for n in body.node
+                                     if n.op_type == "Identity" and n.input[0] == body.input[1].name}
+    if body.output[0].name not in passed:
+        return None  # the body computes its condition: the trip count depends on the data
+    n_carried = len(node.input) - 2
+    k_out = len(body.output) - 1 - n_carried
+    t_len = int(trips.reshape(-1)[0])
+    if (t_len < 1 or t_len * len(body.node) > SCAN_UNROLL_NODES or len(body.input) != 2 + n_carried
+            or len(node.output) != n_carried + k_out):
+        return None
+    nodes: list[Node] = []
+    true = g.const(f"{node.output[0]}_true", np.array(True), nodes)
+    carried = list(node.input[2:])
+    elems: list[list[str]] = [[] for _ in range(k_out)]
+    for t in range(t_len):
+        bind = {body.input[0].name: g.const(f"{node.output[0]}_iter", np.array(t, np.int64), nodes),
+                body.input[1].name: true}
+        bind.update(zip((v.name for v in body.input[2:]), carried))
+        body_nodes, outs = _inline(g, body, bind)
+        nodes += body_nodes
+        carried = outs[1:1 + n_carried]
+        for k, y in enumerate(outs[1 + n_carried:]):
+            elems[k].append(y)
+    tail = [helper.make_node("Identity", [x], [name]) for x, name in zip(carried, node.output) if name]
+    for k, name in enumerate(node.output[n_carried:]):
+        if name:
+            axis = g.const(f"{name}_axis", np.array([0], np.int64), nodes)
+            parts = [_emit(g, nodes, "Unsqueeze", [y, axis]) for y in elems[k]]
+            tail.append(helper.make_node("Concat", parts, [name], axis=0))
+    return nodes + tail
+
+
 def _single_window_axes(g: _Graph, node: Node) -> list[Node] | None:
     """Conv / MaxPool / AveragePool with a strided axis whose output has size 1 and whose padded input is
     longer than the one window: IREE's unit-dim folding turns the window read `o * s + k` into `k` and
@@ -1329,7 +1375,8 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _pad_crop, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
     _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _matmul_broadcast_forms, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads, _ceil_mode_floor,
-    _if_branches, grid_sample, _lp_zero_norm, _bitshift_range, _scan_unrolled)
+    _if_branches, grid_sample, _lp_zero_norm, _bitshift_range, _scan_unrolled,
+    _loop_unrolled)
 
 
 def legalize(proto: onnx.ModelProto) -> int:
