@@ -780,3 +780,21 @@ def test_loop_with_a_constant_trip_count_is_unrolled() -> None:
     proto = onnx.shape_inference.infer_shapes(m)
     legalize(proto)
     assert "Loop" in [n.op_type for n in proto.graph.node]
+
+
+@pytest.mark.parametrize("exclusive,reverse", [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_cumprod_is_a_log_depth_scan(exclusive: int, reverse: int) -> None:
+    """CumProd (opset 26, not lowered) over an axis of 37 (not a power of two), f32 and int32, against numpy."""
+    for dtype, np_t in ((TensorProto.FLOAT, np.float32), (TensorProto.INT32, np.int32)):
+        node = helper.make_node("CumProd", ["x", "axis"], ["y"], exclusive=exclusive, reverse=reverse)
+        g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", dtype, [3, 37])],
+                              [helper.make_tensor_value_info("y", dtype, None)],
+                              [numpy_helper.from_array(np.array(1, np.int64), "axis")])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 26)])
+        x = (RNG.uniform(0.8, 1.25, (3, 37)) if np_t is np.float32 else RNG.integers(-2, 3, (3, 37))).astype(np_t)
+        v = x[:, ::-1] if reverse else x
+        want = np.cumprod(v, axis=1, dtype=np_t)
+        if exclusive:
+            want = np.concatenate([np.ones((3, 1), np_t), want[:, :-1]], axis=1)
+        want = want[:, ::-1] if reverse else want
+        np.testing.assert_allclose(fo.compile_onnx(m)(x), want, rtol=1e-5, err_msg=str(np_t))

@@ -395,7 +395,7 @@ SHAPE_OPERANDS = {"Expand": (1,), "Reshape": (1,), "ConstantOfShape": (0,), "Ran
                    "OneHot": (1,), "Tile": (1,), "AffineGrid": (1,), "CenterCropPad": (1,), "Col2Im": (1, 2)}
 AXES_OPERANDS = {op: (1,) for op in ("ReduceMax", "ReduceMin", "ReduceSum", "ReduceMean", "ReduceProd",
                                       "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
-                                      "ReduceSumSquare", "Squeeze", "Unsqueeze", "CumSum", "Split")}
+                                      "ReduceSumSquare", "Squeeze", "Unsqueeze", "CumSum", "CumProd", "Split")}
 
 
 def _refuse_shape_from_input(graph: onnx.GraphProto, where: str) -> None:

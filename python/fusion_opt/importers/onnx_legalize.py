@@ -38,7 +38,8 @@ interface, value_info and the nodes downstream are untouched. Each returns the n
 - `GridSample` (out-of-bounds reads with zeros padding, nearest rounded the wrong way, no border /
   reflection / cubic / 3-D): the ops of its definition (importers/onnx_gridsample.py).
 - `Scan` (not lowered) with static sequence lengths, and `Loop` with a constant trip count and a condition
-  that stays true: unrolled, the body inlined per step.
+  that stays true: unrolled, the body inlined per step. `CumProd` (not lowered): a log-depth scan of
+  multiplies.
 - `LpNormalization` of a zero row (0 / 0 = NaN; the spec's reference gives 0): zero elements give 0.
 - `BitShift` by a negative amount or by the bit width or more (an undefined shift instruction): the amount
   clamped, the spec's 0 (or the sign, for a signed right shift) selected.
@@ -1017,6 +1018,49 @@ def _loop_unrolled(g: _Graph, node: Node) -> list[Node] | None:
     return nodes + tail
 
 
+def _cumprod_scan(g: _Graph, node: Node) -> list[Node] | None:
+    """CumProd (opset 26; not lowered) along a constant axis as a log-depth scan (Hillis-Steele): for
+    d = 1, 2, 4, ... each element times the one d before it (1s concatenated in front: a `Pad` with 1
+    there failed IREE's stream conversion, its own fusion too, on f64), ceil(log2 n)
+    multiplies of the whole tensor; `exclusive` shifts the result one place (a 1 first), `reverse` reads
+    the axis backwards (a Gather before and after)."""
+    x = node.input[0] if node.op_type == "CumProd" and len(node.input) == 2 else None
+    if x is None or x not in g.shapes or g.types.get(x) is None:
+        return None
+    axis_v = _constant_value(g, node.input[1])
+    if axis_v is None or axis_v.size != 1:
+        return None
+    shape = g.shapes[x]
+    if not shape or any(not isinstance(s, int) or s < 1 for s in shape):
+        return None
+    ax = int(axis_v.reshape(-1)[0]) % len(shape)
+    n = shape[ax]
+    a = _attrs(node)
+    nodes: list[Node] = []
+    flip = g.const(f"{x}_flip", np.arange(n - 1, -1, -1, dtype=np.int64), nodes) if a.get("reverse", 0) else None
+
+    def shifted(v: str, d: int) -> str:
+        """v moved d places along the axis, the first d elements 1."""
+        head = _emit(g, nodes, "Slice", [v, g.const(f"{x}_s", np.array([0], np.int64), nodes),
+                                         g.const(f"{x}_e", np.array([n - d], np.int64), nodes),
+                                         g.const(f"{x}_a", np.array([ax], np.int64), nodes)])
+        ones = np.ones([d if k == ax else s for k, s in enumerate(shape)], helper.tensor_dtype_to_np_dtype(g.types[x]))
+        return _emit(g, nodes, "Concat", [g.const(f"{x}_ones", ones, nodes), head], axis=ax)
+
+    cur = _emit(g, nodes, "Gather", [x, flip], axis=ax) if flip is not None else x
+    d = 1
+    while d < n:
+        cur = _emit(g, nodes, "Mul", [cur, shifted(cur, d)])
+        d *= 2
+    if a.get("exclusive", 0):
+        cur = shifted(cur, 1) if n > 1 else g.const(f"{x}_ones", np.ones(shape, helper.tensor_dtype_to_np_dtype(
+            g.types[x])), nodes)
+    if flip is not None:
+        cur = _emit(g, nodes, "Gather", [cur, flip], axis=ax)
+    nodes.append(helper.make_node("Identity", [cur], list(node.output), name=node.name))
+    return nodes
+
+
 def _single_window_axes(g: _Graph, node: Node) -> list[Node] | None:
     """Conv / MaxPool / AveragePool with a strided axis whose output has size 1 and whose padded input is
     longer than the one window: IREE's unit-dim folding turns the window read `o * s + k` into `k` and
@@ -1376,7 +1420,7 @@ REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _pad_crop, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
     _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _matmul_broadcast_forms, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads, _ceil_mode_floor,
     _if_branches, grid_sample, _lp_zero_norm, _bitshift_range, _scan_unrolled,
-    _loop_unrolled)
+    _loop_unrolled, _cumprod_scan)
 
 
 def legalize(proto: onnx.ModelProto) -> int:
