@@ -252,7 +252,10 @@ def _general_taps(a: dict[str, object], mode: str, coord: str, nearest: str, out
     idx, w, outside = got
     taps = tuple((idx[:, k], None if (w[:, k] == 1).all() else w[:, k])
                  for k in range(w.shape[1]) if (w[:, k] != 0).any())
-    return taps, outside
+    return (taps, outside) if len(taps) <= MAX_TAPS else None
+
+
+MAX_TAPS = 64  # gathers per resized axis (an antialiased 1/16 cubic downsampling has 64): past it, refused
 
 
 def _resize_separable(g: _Graph, node: Node) -> list[Node] | None:
