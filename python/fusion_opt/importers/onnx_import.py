@@ -430,16 +430,17 @@ def _run(module: ir.Module, pipeline: str, context: ir.Context, where: str) -> N
             raise UnsupportedError(f"ONNX op {op.group(1)} at node {_node_name(diags[0].location)} is not "
                                    f"supported with its attributes ({attrs or 'none'}): the importer has no "
                                    "lowering for it", where) from None
-        # The op's whole IR text follows "explicitly marked illegal: " (a page for a torch op with many
-        # operands); its name already says what failed.
-        msg = f"{_ILLEGAL_OP_TEXT.sub('', diags[0].message)} at {diags[0].location}" if diags \
+        # The op's whole IR text follows "explicitly marked illegal: " or "failed to legalize operation
+        # 'X': " (a page for a torch op with many operands); its name already says what failed.
+        msg = f"{_ILLEGAL_OP_TEXT.sub(_KEEP_HEAD, diags[0].message)} at {diags[0].location}" if diags \
             else str(e).splitlines()[-1]
         raise UnsupportedError(f"lowering to Linalg failed: {msg}", where) from None
 
 
 # A node torch-mlir's ONNX conversion left as `torch.operator "onnx.X"` (the whole op was the message).
 _UNLOWERED = re.compile(r"'torch\.operator' that was explicitly marked illegal: .*?name = \"onnx\.(\w+)\"")
-_ILLEGAL_OP_TEXT = re.compile(r"(?<=explicitly marked illegal): .*", re.S)
+_ILLEGAL_OP_TEXT = re.compile(r"(explicitly marked illegal|failed to legalize operation '[\w.]+'): .*", re.S)
+_KEEP_HEAD = r"\1"
 _ONNX_ATTR = re.compile(r"torch\.onnx\.(\w+) = (\"[^\"]*\"|[-\w.]+)")
 
 
