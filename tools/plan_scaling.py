@@ -19,6 +19,7 @@ import random
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 
 from fusion_opt.analysis.opdesc import DataflowGraph, Edge, OpDesc, OpKind
 
@@ -125,21 +126,20 @@ def _planner(strategy: str):
     return lambda g: plan(g, strategy, t)
 
 
-GRAPHS = {"random": random_graph, "chain": chain_graph}
-GRAPH = "random"  # --chain: chain_graph
+Graph = Callable[[int, int], DataflowGraph]
 
 
-def measure(n: int, strategy: str, seed: int = 0) -> tuple[float, float]:
+def measure(n: int, strategy: str, seed: int = 0, graph: Graph = random_graph) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of planning one graph of n ops."""
-    g, run = GRAPHS[GRAPH](n, seed), _planner(strategy)
+    g, run = graph(n, seed), _planner(strategy)
     wall, cpu = time.perf_counter(), time.process_time()
     run(g)
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def peak_memory(n: int, strategy: str, seed: int = 0) -> float:
+def peak_memory(n: int, strategy: str, seed: int = 0, graph: Graph = random_graph) -> float:
     """Peak MiB allocated while planning one graph of n ops (tracemalloc; slows the run)."""
-    g, run = GRAPHS[GRAPH](n, seed), _planner(strategy)
+    g, run = graph(n, seed), _planner(strategy)
     tracemalloc.start()
     try:
         run(g)
@@ -153,14 +153,14 @@ def _slope(a: tuple[int, float], b: tuple[int, float]) -> float:
     return math.log(t1 / t0) / math.log(n1 / n0) if t0 > 0 and t1 > 0 else float("nan")
 
 
-def main(sizes: list[int], memory: bool = True) -> None:
+def main(sizes: list[int], memory: bool = True, graph: Graph = random_graph) -> None:
     times: dict[tuple[str, int], tuple[float, float]] = {}
     for strategy in STRATEGIES:  # warm up: imports, the target description, first-call caches
-        measure(50, strategy, seed=1)
+        measure(50, strategy, seed=1, graph=graph)
     for strategy in STRATEGIES:
         for n in sizes:
-            times[strategy, n] = measure(n, strategy)
-    peaks = {(s, n): peak_memory(n, s) for s in STRATEGIES for n in sizes} if memory else {}
+            times[strategy, n] = measure(n, strategy, graph=graph)
+    peaks = {(s, n): peak_memory(n, s, graph=graph) for s in STRATEGIES for n in sizes} if memory else {}
     print(f"{'planner':>8} {'ops':>7} {'wall s':>8} {'cpu s':>8} {'peak MiB':>9}")
     for strategy in STRATEGIES:
         for n in sizes:
@@ -181,6 +181,5 @@ def main(sizes: list[int], memory: bool = True) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if "--chain" in args:
-        GRAPH = "chain"
-    main([int(a) for a in args if not a.startswith("--")] or [1000, 10000, 50000], "--no-memory" not in args)
+    main([int(a) for a in args if not a.startswith("--")] or [1000, 10000, 50000], "--no-memory" not in args,
+         chain_graph if "--chain" in args else random_graph)

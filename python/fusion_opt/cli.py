@@ -108,12 +108,14 @@ def parse_input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
 
 
 def read_input(path: str) -> tuple[bytes, str]:
+    """(contents, name); an `.onnx` file's contents are not read here: the import child reads the model,
+    and its weights, from the path (process_onnx)."""
     if path == "-":
         return sys.stdin.buffer.read(), "<stdin>"
     p = Path(path)
     if not p.is_file():
         raise InputError("no such file" if not p.exists() else "not a regular file", path)
-    return p.read_bytes(), path
+    return (b"" if path.endswith(".onnx") else p.read_bytes()), path
 
 
 def is_onnx(data: bytes, name: str) -> bool:

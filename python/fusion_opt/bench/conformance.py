@@ -104,9 +104,10 @@ def freeze_shape_inputs(proto: Any, ins: list[np.ndarray]) -> tuple[Any, list[np
         static |= {1} if n.op_type == "Resize" else set()
         for pos, name in enumerate(n.input):
             shape_only[name] = shape_only.get(name, True) and pos in static
-    keep, data = [], []
+    returned = {o.name for o in proto.graph.output}
+    keep = []
     for v, x in zip(inputs, ins):
-        if shape_only.get(v.name) and v.name not in {o.name for o in proto.graph.output}:
+        if shape_only.get(v.name) and v.name not in returned:
             proto.graph.initializer.append(numpy_helper.from_array(x, v.name))
             proto.graph.input.remove(v)
         else:

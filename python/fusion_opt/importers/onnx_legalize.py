@@ -923,6 +923,19 @@ def _inline(g: _Graph, branch: onnx.GraphProto, bind: dict[str, str] | None = No
 SCAN_UNROLL_NODES = 20000  # body nodes x steps: the largest Scan unrolled
 
 
+def _stacked(g: _Graph, nodes: list[Node], name: str, elems: list[str], axis: int, reverse: bool = False) -> Node:
+    """The node writing `name`: the per-step values `elems` stacked along a new `axis` (reversed: last step
+    first), as Scan's and Loop's scan outputs."""
+    at = g.const(f"{name}_axis", np.array([axis], np.int64), nodes)
+    parts = [_emit(g, nodes, "Unsqueeze", [y, at]) for y in elems]
+    return helper.make_node("Concat", parts[::-1] if reverse else parts, [name], axis=axis)
+
+
+def _final(values: list[str], outputs: list[str]) -> list[Node]:
+    """Identities naming the last step's states as the node's state outputs (unnamed ones dropped)."""
+    return [helper.make_node("Identity", [x], [name]) for x, name in zip(values, outputs) if name]
+
+
 def _scan_unrolled(g: _Graph, node: Node) -> list[Node] | None:
     """`Scan` (not lowered: "ONNX op Scan ... is not supported") with static sequence lengths, unrolled: per
     step the body inlined on the states and each scan input's slice (a `Gather` at the step, from the end
@@ -947,8 +960,14 @@ def _scan_unrolled(g: _Graph, node: Node) -> list[Node] | None:
     t_len = steps.pop()
     if t_len < 1 or t_len * len(body.node) > SCAN_UNROLL_NODES:
         return None
-    out_axes = [*a.get("scan_output_axes", []), *[0] * k_out][:k_out]
+    out_axes = [int(v) for v in [*a.get("scan_output_axes", []), *[0] * k_out][:k_out]]
     out_dirs = [*a.get("scan_output_directions", []), *[0] * k_out][:k_out]
+    for k, ax in enumerate(out_axes):
+        if ax < 0:  # counted from the end of the stacked output: its rank is needed
+            typ = body.output[n_state + k].type.tensor_type
+            if not typ.HasField("shape"):
+                return None
+            out_axes[k] = ax % (len(typ.shape.dim) + 1)
     nodes: list[Node] = []
     elems: list[list[str]] = [[] for _ in range(k_out)]
     for t in range(t_len):
@@ -961,18 +980,9 @@ def _scan_unrolled(g: _Graph, node: Node) -> list[Node] | None:
         states = outs[:n_state]
         for k, y in enumerate(outs[n_state:]):
             elems[k].append(y)
-    tail: list[Node] = [helper.make_node("Identity", [x], [name]) for x, name in zip(states, node.output) if name]
-    for k, name in enumerate(node.output[n_state:]):
-        if not name:
-            continue
-        ax, typ = int(out_axes[k]), body.output[n_state + k].type.tensor_type
-        if ax < 0:  # counted from the end of the stacked output: its rank is needed
-            if not typ.HasField("shape"):
-                return None
-            ax %= len(typ.shape.dim) + 1
-        axis = g.const(f"{name}_axis", np.array([ax], np.int64), nodes)
-        parts = [_emit(g, nodes, "Unsqueeze", [y, axis]) for y in elems[k]]
-        tail.append(helper.make_node("Concat", parts[::-1] if out_dirs[k] else parts, [name], axis=ax))
+    tail = _final(states, list(node.output))
+    tail += [_stacked(g, nodes, name, elems[k], out_axes[k], bool(out_dirs[k]))
+             for k, name in enumerate(node.output[n_state:]) if name]
     return nodes + tail
 
 
@@ -1012,12 +1022,8 @@ def _loop_unrolled(g: _Graph, node: Node) -> list[Node] | None:
         carried = outs[1:1 + n_carried]
         for k, y in enumerate(outs[1 + n_carried:]):
             elems[k].append(y)
-    tail = [helper.make_node("Identity", [x], [name]) for x, name in zip(carried, node.output) if name]
-    for k, name in enumerate(node.output[n_carried:]):
-        if name:
-            axis = g.const(f"{name}_axis", np.array([0], np.int64), nodes)
-            parts = [_emit(g, nodes, "Unsqueeze", [y, axis]) for y in elems[k]]
-            tail.append(helper.make_node("Concat", parts, [name], axis=0))
+    tail = _final(carried, list(node.output))
+    tail += [_stacked(g, nodes, name, elems[k], 0) for k, name in enumerate(node.output[n_carried:]) if name]
     return nodes + tail
 
 
@@ -1039,15 +1045,15 @@ def _cumprod_scan(g: _Graph, node: Node) -> list[Node] | None:
     ax = int(axis_v.reshape(-1)[0]) % len(shape)
     n = shape[ax]
     a = _attrs(node)
+    dt = helper.tensor_dtype_to_np_dtype(g.types[x])
     nodes: list[Node] = []
     flip = g.const(f"{x}_flip", np.arange(n - 1, -1, -1, dtype=np.int64), nodes) if a.get("reverse", 0) else None
+    start, along = (g.const(f"{x}_{k}", np.array([v], np.int64), nodes) for k, v in (("s", 0), ("a", ax)))
 
     def shifted(v: str, d: int) -> str:
         """v moved d places along the axis, the first d elements 1."""
-        head = _emit(g, nodes, "Slice", [v, g.const(f"{x}_s", np.array([0], np.int64), nodes),
-                                         g.const(f"{x}_e", np.array([n - d], np.int64), nodes),
-                                         g.const(f"{x}_a", np.array([ax], np.int64), nodes)])
-        ones = np.ones([d if k == ax else s for k, s in enumerate(shape)], helper.tensor_dtype_to_np_dtype(g.types[x]))
+        head = _emit(g, nodes, "Slice", [v, start, g.const(f"{x}_e", np.array([n - d], np.int64), nodes), along])
+        ones = np.ones([d if k == ax else s for k, s in enumerate(shape)], dt)
         return _emit(g, nodes, "Concat", [g.const(f"{x}_ones", ones, nodes), head], axis=ax)
 
     cur = _emit(g, nodes, "Gather", [x, flip], axis=ax) if flip is not None else x
@@ -1056,8 +1062,7 @@ def _cumprod_scan(g: _Graph, node: Node) -> list[Node] | None:
         cur = _emit(g, nodes, "Mul", [cur, shifted(cur, d)])
         d *= 2
     if a.get("exclusive", 0):
-        cur = shifted(cur, 1) if n > 1 else g.const(f"{x}_ones", np.ones(shape, helper.tensor_dtype_to_np_dtype(
-            g.types[x])), nodes)
+        cur = shifted(cur, 1) if n > 1 else g.const(f"{x}_ones", np.ones(shape, dt), nodes)
     if flip is not None:
         cur = _emit(g, nodes, "Gather", [cur, flip], axis=ax)
     nodes.append(helper.make_node("Identity", [cur], list(node.output), name=node.name))
