@@ -4,6 +4,7 @@ sub-pixel upsampling, dilated convs, windowed attention, RMSNorm blocks, einsum 
 recommenders). Imported by tools/export_torch_models.py, which writes them to ONNX (needs torch)."""
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import torch
@@ -824,4 +825,240 @@ BATCH7: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor
     "spectrogram": (Spectrogram, lambda: (torch.randn(1, 1, 8000),)),
     "gat": (GAT, lambda: (torch.randn(50, 16), (torch.rand(50, 50) > 0.8).float())),
     "moe": (MoE, lambda: (torch.randn(64, 32),)),
+}
+
+
+# --- eighth batch (2026-12-04): diffusion, detection heads, GRN, weighted fusion, two towers, KV cache ---------
+
+class DiffusionBlock(nn.Module):
+    """A diffusion U-Net stage: GroupNorm(32) + SiLU + conv, a timestep embedding (sinusoid computed in the
+    graph, MLP with SiLU) added per channel, a second norm/conv with a 1x1 skip, then a self-attention block
+    over the 16x16 positions (GroupNorm, 1x1 q/k/v convs, softmax over positions, residual)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.n1, self.c1 = nn.GroupNorm(32, 64), nn.Conv2d(64, 96, 3, 1, 1)
+        self.t = nn.Sequential(nn.Linear(64, 128), nn.SiLU(), nn.Linear(128, 96))
+        self.n2, self.c2, self.skip = nn.GroupNorm(32, 96), nn.Conv2d(96, 96, 3, 1, 1), nn.Conv2d(64, 96, 1)
+        self.na, self.qkv, self.proj = nn.GroupNorm(32, 96), nn.Conv2d(96, 3 * 96, 1), nn.Conv2d(96, 96, 1)
+
+    def forward(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        f = torch.exp(-math.log(10000.0) * torch.arange(32, dtype=torch.float32) / 32)
+        e = t[:, None] * f[None]
+        temb = self.t(torch.cat([e.sin(), e.cos()], 1))
+        h = self.c1(F.silu(self.n1(x))) + temb[:, :, None, None]
+        h = self.c2(F.silu(self.n2(h))) + self.skip(x)
+        B, C, H, W = h.shape
+        q, k, v = self.qkv(self.na(h)).reshape(B, 3, C, H * W).unbind(1)
+        a = torch.softmax(q.transpose(1, 2) @ k / math.sqrt(C), -1)        # [B, HW, HW]
+        o = (v @ a.transpose(1, 2)).reshape(B, C, H, W)
+        return h + self.proj(o)
+
+
+class DFLHead(nn.Module):
+    """A YOLOv8-style decoupled head: box branch as 4 x 16-bin distributions (softmax, then a fixed 1x1 conv
+    with weights 0..15 = the expectation), decoded against constant anchor points into xyxy boxes, class
+    branch through a sigmoid, both concatenated."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 32, 3, 2, 1), nn.BatchNorm2d(32), nn.SiLU(),
+                                  nn.Conv2d(32, 64, 3, 2, 1), nn.BatchNorm2d(64), nn.SiLU())
+        self.box = nn.Sequential(nn.Conv2d(64, 64, 3, 1, 1), nn.SiLU(), nn.Conv2d(64, 64, 1))
+        self.cls = nn.Sequential(nn.Conv2d(64, 64, 3, 1, 1), nn.SiLU(), nn.Conv2d(64, 20, 1))
+        self.dfl = nn.Conv2d(16, 1, 1, bias=False)
+        self.dfl.weight.data[:] = torch.arange(16, dtype=torch.float32).view(1, 16, 1, 1)
+        self.dfl.weight.requires_grad_(False)
+        ys, xs = torch.meshgrid(torch.arange(16) + 0.5, torch.arange(16) + 0.5, indexing="ij")
+        self.register_buffer("anchors", torch.stack([xs, ys]).reshape(1, 2, 256))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f = self.stem(x)
+        b = self.box(f).view(1, 4, 16, 256).transpose(2, 1).softmax(1)   # [1, 16, 4, A]
+        d = self.dfl(b).view(1, 4, 256)
+        lt, rb = d.chunk(2, 1)
+        boxes = torch.cat([self.anchors - lt, self.anchors + rb], 1) * 4.0
+        return torch.cat([boxes, self.cls(f).view(1, 20, 256).sigmoid()], 1)
+
+
+class ConvNeXtV2(nn.Module):
+    """Two ConvNeXt-V2 blocks: depthwise 7x7, channels-last LayerNorm, 4x MLP with GELU and global response
+    normalization (L2 norm over H, W divided by its channel mean), layer scale, residual; a downsampling
+    LayerNorm + 2x2 stride-2 conv between them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Conv2d(3, 48, 4, 4)
+
+        def block(c: int) -> nn.ModuleDict:
+            return nn.ModuleDict(dict(dw=nn.Conv2d(c, c, 7, 1, 3, groups=c), ln=nn.LayerNorm(c), fc1=nn.Linear(c, 4 * c),
+                                      fc2=nn.Linear(4 * c, c), g=nn.ParameterList([nn.Parameter(torch.randn(4 * c) * 0.1),
+                                                                                   nn.Parameter(torch.randn(4 * c) * 0.1)])))
+        self.b1, self.b2 = block(48), block(96)
+        self.down_ln, self.down = nn.LayerNorm(48), nn.Conv2d(48, 96, 2, 2)
+
+    @staticmethod
+    def _run(b: nn.ModuleDict, x: torch.Tensor) -> torch.Tensor:
+        y = b["ln"](b["dw"](x).permute(0, 2, 3, 1))
+        y = F.gelu(b["fc1"](y))
+        gx = torch.norm(y, p=2, dim=(1, 2), keepdim=True)
+        nx = gx / (gx.mean(dim=-1, keepdim=True) + 1e-6)
+        y = b["g"][0] * (y * nx) + b["g"][1] + y
+        return x + b["fc2"](y).permute(0, 3, 1, 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self._run(self.b1, self.stem(x))
+        x = self.down(self.down_ln(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2))
+        return self._run(self.b2, x).mean((2, 3))
+
+
+class BiFPN(nn.Module):
+    """EfficientDet's BiFPN node pair: fast normalized fusion (ReLU'd learned weights over their sum) of a
+    level with the upsampled coarser one and, bottom-up, with a max-pooled finer one; depthwise-separable
+    conv + BN + SiLU after each fusion; three inputs of three sizes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w_td, self.w_out = nn.Parameter(torch.tensor([1.0, 0.7])), nn.Parameter(torch.tensor([0.5, 1.0, 0.8]))
+
+        def sep() -> nn.Sequential:
+            return nn.Sequential(nn.Conv2d(64, 64, 3, 1, 1, groups=64, bias=False), nn.Conv2d(64, 64, 1), nn.BatchNorm2d(64), nn.SiLU())
+        self.td, self.out = sep(), sep()
+
+    def forward(self, p3: torch.Tensor, p4: torch.Tensor, p5: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        w = F.relu(self.w_td)
+        w = w / (w.sum() + 1e-4)
+        td = self.td(w[0] * p4 + w[1] * F.interpolate(p5, scale_factor=2, mode="nearest"))
+        w = F.relu(self.w_out)
+        w = w / (w.sum() + 1e-4)
+        up = self.out(w[0] * p4 + w[1] * td + w[2] * F.max_pool2d(p3, 3, 2, 1))
+        return td, up
+
+
+class TwoTower(nn.Module):
+    """CLIP-style: an image tower (patch conv, class token, one pre-norm layer with quick-GELU) and a text
+    tower (token + position embeddings, a causal layer, the features at each text's argmax token), both
+    L2-normalized, logits scaled by exp(logit_scale)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        d = 64
+        self.patch, self.cls = nn.Conv2d(3, d, 8, 8), nn.Parameter(torch.randn(1, 1, d) * 0.1)
+        self.ipos, self.tok, self.tpos = nn.Parameter(torch.randn(1, 17, d) * 0.1), nn.Embedding(100, d), nn.Parameter(torch.randn(1, 12, d) * 0.1)
+        self.ilayer, self.tlayer = self._layer(d), self._layer(d)
+        self.iproj, self.tproj = nn.Linear(d, 32, bias=False), nn.Linear(d, 32, bias=False)
+        self.scale = nn.Parameter(torch.tensor(math.log(1 / 0.07)))
+
+    @staticmethod
+    def _layer(d: int) -> nn.ModuleDict:
+        return nn.ModuleDict(dict(ln1=nn.LayerNorm(d), qkv=nn.Linear(d, 3 * d), o=nn.Linear(d, d), ln2=nn.LayerNorm(d),
+                                  fc1=nn.Linear(d, 4 * d), fc2=nn.Linear(4 * d, d)))
+
+    @staticmethod
+    def _run(m: nn.ModuleDict, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        B, T, D = x.shape
+        q, k, v = m["qkv"](m["ln1"](x)).view(B, T, 3, 4, D // 4).permute(2, 0, 3, 1, 4)
+        s = q @ k.transpose(-1, -2) / math.sqrt(D // 4)
+        if mask is not None:
+            s = s + mask
+        x = x + m["o"]((s.softmax(-1) @ v).transpose(1, 2).reshape(B, T, D))
+        h = m["fc1"](m["ln2"](x))
+        return x + m["fc2"](h * torch.sigmoid(1.702 * h))
+
+    def forward(self, img: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+        p = self.patch(img).flatten(2).transpose(1, 2)
+        x = self._run(self.ilayer, torch.cat([self.cls.expand(p.shape[0], -1, -1), p], 1) + self.ipos, None)
+        fi = F.normalize(self.iproj(x[:, 0]), dim=-1)
+        mask = torch.full((12, 12), float("-inf")).triu(1)
+        t = self._run(self.tlayer, self.tok(ids) + self.tpos, mask)
+        ft = F.normalize(self.tproj(t[torch.arange(t.shape[0]), ids.argmax(-1)]), dim=-1)
+        return self.scale.exp() * fi @ ft.t()
+
+
+class KVStep(nn.Module):
+    """One decoder step with a KV cache: the new token's k / v appended to past_k / past_v (inputs), ALiBi
+    position biases, one query over 33 keys, RMSNorm and a SwiGLU MLP; three outputs (y, new k, new v)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        d, self.h = 64, 4
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
+        self.norm_w = nn.Parameter(torch.ones(d) + 0.1 * torch.randn(d))
+        self.w1, self.w3, self.w2 = nn.Linear(d, 128, bias=False), nn.Linear(d, 128, bias=False), nn.Linear(128, d, bias=False)
+        self.register_buffer("slopes", torch.tensor([2.0 ** (-8 * (i + 1) / 4) for i in range(4)]).view(1, 4, 1, 1))
+
+    def forward(self, x: torch.Tensor, pk: torch.Tensor, pv: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        B, _, D = x.shape
+        q = self.q(x).view(B, 1, self.h, D // self.h).transpose(1, 2)
+        k = torch.cat([pk, self.k(x).view(B, 1, self.h, D // self.h).transpose(1, 2)], 2)
+        v = torch.cat([pv, self.v(x).view(B, 1, self.h, D // self.h).transpose(1, 2)], 2)
+        T = k.shape[2]
+        bias = self.slopes * (torch.arange(T, dtype=torch.float32) - (T - 1)).view(1, 1, 1, T)
+        a = (q @ k.transpose(-1, -2) / math.sqrt(D // self.h) + bias).softmax(-1)
+        x = x + self.o((a @ v).transpose(1, 2).reshape(B, 1, D))
+        n = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.norm_w
+        return x + self.w2(F.silu(self.w1(n)) * self.w3(n)), k, v
+
+
+class UnshuffleNet(nn.Module):
+    """PixelUnshuffle(2) (SpaceToDepth) into convs with LeakyReLU and an ECA channel attention (a Conv1d over
+    the pooled channels, through transposes), then PixelShuffle(2) back and a global residual."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1, self.c2 = nn.Conv2d(12, 48, 3, 1, 1), nn.Conv2d(48, 12, 3, 1, 1)
+        self.eca = nn.Conv1d(1, 1, 5, padding=2, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = F.leaky_relu(self.c1(F.pixel_unshuffle(x, 2)), 0.1)
+        a = self.eca(y.mean((2, 3))[:, None, :]).sigmoid()            # [B, 1, C]
+        y = y * a.transpose(1, 2)[..., None]
+        return x + F.pixel_shuffle(self.c2(y), 2)
+
+
+class GMLP(nn.Module):
+    """Two gMLP blocks: LayerNorm, channel projection to 2x with GELU, a spatial gating unit (half the channels
+    LayerNorm'd and mixed across the 32 tokens by a Linear over the token axis, gating the other half)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.ModuleDict(dict(ln=nn.LayerNorm(48), up=nn.Linear(48, 192), sln=nn.LayerNorm(96),
+                                                        sp=nn.Linear(32, 32), down=nn.Linear(96, 48))) for _ in range(2)])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for b in self.blocks:
+            u, v = F.gelu(b["up"](b["ln"](x))).chunk(2, -1)
+            v = b["sp"](b["sln"](v).transpose(1, 2)).transpose(1, 2)
+            x = x + b["down"](u * v)
+        return x
+
+
+class ConformerConv(nn.Module):
+    """A Conformer block's half-step feed-forward (0.5 x Swish MLP) and convolution module: pointwise conv to
+    2C, GLU over channels, depthwise Conv1d (k 15), BatchNorm, SiLU, pointwise conv, residuals, final LayerNorm."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        c = 64
+        self.ff = nn.Sequential(nn.LayerNorm(c), nn.Linear(c, 4 * c), nn.SiLU(), nn.Linear(4 * c, c))
+        self.ln, self.pw1, self.dw = nn.LayerNorm(c), nn.Conv1d(c, 2 * c, 1), nn.Conv1d(c, c, 15, padding=7, groups=c)
+        self.bn, self.pw2, self.out = nn.BatchNorm1d(c), nn.Conv1d(c, c, 1), nn.LayerNorm(c)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + 0.5 * self.ff(x)
+        y = F.glu(self.pw1(self.ln(x).transpose(1, 2)), dim=1)
+        y = self.pw2(F.silu(self.bn(self.dw(y))))
+        return self.out(x + y.transpose(1, 2))
+
+
+BATCH8: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
+    "diffusion": (DiffusionBlock, lambda: (torch.randn(1, 64, 16, 16), torch.tensor([37.0]))),
+    "dflhead": (DFLHead, lambda: (torch.randn(1, 3, 64, 64),)),
+    "convnextv2": (ConvNeXtV2, lambda: (torch.randn(1, 3, 64, 64),)),
+    "bifpn": (BiFPN, lambda: (torch.randn(1, 64, 32, 32), torch.randn(1, 64, 16, 16), torch.randn(1, 64, 8, 8))),
+    "twotower": (TwoTower, lambda: (torch.randn(2, 3, 32, 32), torch.randint(0, 100, (3, 12)))),
+    "kvstep": (KVStep, lambda: (torch.randn(1, 1, 64), torch.randn(1, 4, 32, 16), torch.randn(1, 4, 32, 16))),
+    "unshuffle": (UnshuffleNet, lambda: (torch.randn(1, 3, 48, 48),)),
+    "gmlp": (GMLP, lambda: (torch.randn(2, 32, 48),)),
+    "conformer": (ConformerConv, lambda: (torch.randn(1, 50, 64),)),
 }

@@ -121,3 +121,28 @@ def test_an_iree_crash_is_a_fallback_not_the_callers_death(monkeypatch: pytest.M
     assert [(f.group, f.unwrapped_all) for f in m.fallbacks] == [(None, True)]
     np.testing.assert_allclose(m(*ins), outs[0], atol=1e-6)
     assert params_dirs() <= before
+
+
+def test_group_whose_ops_iree_also_fails_to_fuse_is_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real IREE 3.13 failure, the one legality rule `packed-epilogues` keeps out (switched off here):
+    the pinned matmul + GELU + square group fails codegen, and so does IREE's own formation of its loose
+    ops (the same dispatch). The group is then split into one region per op, with data tiling kept,
+    instead of handing IREE every group and then compiling without data tiling."""
+    from math import erf
+
+    from fusion_opt.fusion import legality
+
+    monkeypatch.setattr(legality, "DISABLED_RULES", {"packed-epilogues"})
+    lit = Path(__file__).resolve().parents[1] / "lit" / "legality" / "packed-epilogues-illegal.mlir"
+    text = lit.read_text().replace("  // expected-error @+1 {{rule 'packed-epilogues'}}\n", "")
+    with pytest.warns(fo.FallbackWarning, match="each op compiled as a dispatch of its own"):
+        m = fo.compile_mlir(text, fusion="cost")
+    assert [(f.group, f.action) for f in m.fallbacks] == [(0, ""), (0, fallback.SPLIT)]
+    assert "--iree-opt-data-tiling" in m.artifact.flags
+    rng = np.random.default_rng(0)
+    x, w, b = rng.standard_normal((256, 48)), rng.standard_normal((48, 192)) / 7, rng.standard_normal(192)
+    g, sq = m(x.astype(np.float32), w.astype(np.float32), b.astype(np.float32))
+    a = x @ w + b
+    ref = 0.5 * a * (1 + np.vectorize(erf)(a / np.sqrt(2)))
+    np.testing.assert_allclose(g, ref, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(sq, ref * ref, rtol=1e-4, atol=1e-4)

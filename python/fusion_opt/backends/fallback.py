@@ -2,7 +2,9 @@
 
 IREE reports a codegen failure at the failing dispatch's location, which carries the region's
 `fusion_group_N` stamp; that group's region is unwrapped and the module compiled again. A failure
-that names no group is re-raised: the plan is not at fault, or we cannot tell which part is.
+that names no group is re-raised: the plan is not at fault, or we cannot tell which part is. When
+IREE's own formation of a given-back group's ops then fails at one of those ops, the group is split
+into one region per op (`SPLIT`), so IREE cannot form that dispatch again, before anything coarser.
 A failing group holding an attention op with our tile sizes (rewrites/attention.py) first loses those
 tiles and is compiled with IREE's own (`_tuned_attention`), before it is unwrapped.
 
@@ -19,8 +21,8 @@ from pathlib import Path
 from ..analysis.classify import ATTENTION_OP
 from ..errors import CompileError, InputError
 from ..ir import Session, functions, ir
-from ..transforms.dispatch_regions import (GROUP_LOC_PREFIX, regions_holding_loc, regions_of_group,
-                                           regions_where, unwrap_region)
+from ..transforms.dispatch_regions import (GROUP_LOC_PREFIX, group_location, regions_holding_loc,
+                                           regions_of_group, regions_where, unwrap_region, wrap_group)
 from ..testhooks import FAULTS
 from .compile import Artifact
 from .compile import compile_module_isolated as compile_module  # an IREE crash is an error, not our death
@@ -49,6 +51,7 @@ class Fallback:
 
 
 LEFT = "left to IREE's own fusion"
+SPLIT = "IREE's own fusion of its ops failed too: each op compiled as a dispatch of its own"
 UNTUNED = "compiled with IREE's own tile sizes for its attention op instead of ours"
 
 
@@ -93,6 +96,37 @@ def failing_regions(module: ir.Module, err: CompileError) -> tuple[str, list[ir.
     return f"the group holding the op at {err.where}", list(found)
 
 
+def _given_back(regions: list[ir.Operation]) -> dict[int, list[ir.Operation]]:
+    """Unwrap `regions`; the ops each stamped group gave back, by group id."""
+    out: dict[int, list[ir.Operation]] = {}
+    for r in regions:
+        m = _GROUP.search(str(r.location))
+        ops = [o.operation for o in r.regions[0].blocks[0].operations][:-1]  # not the flow.return
+        unwrap_region(r)
+        if m is not None:
+            out.setdefault(int(m.group(1)), []).extend(ops)
+    return out
+
+
+def _split_given_back(err: CompileError, given: dict[int, list[ir.Operation]], split: set[int]) -> list[int]:
+    """Groups given back earlier (not split yet) holding the op IREE's failure names: each of their
+    compute ops is wrapped in a region of its own, which IREE's formation leaves as it is (the
+    ConvNeXt-V2 case of legality rule `packed-epilogues`: the group's matmul, GELU and square unwrapped,
+    IREE fused them into the same failing dispatch). Fills and reshapes stay loose for IREE to clone."""
+    m = _FIRST_LOC.search(f"{err.where or ''} {err.message}") or _PLAIN_LOC.search(err.where or "")
+    if m is None:
+        return []
+    texts = [m.group(1)] if m.re is _FIRST_LOC else [f'":{m[1]}:{m[2]}{end}' for end in ')], ']
+    hit = [g for g, ops in given.items()
+           if g not in split and any(t in str(o.location) for o in ops for t in texts)]
+    for g in hit:
+        split.add(g)
+        for o in given[g]:
+            if o.name.startswith("linalg.") and o.name != "linalg.fill":
+                wrap_group([o], group_location(g, o.location))
+    return hit
+
+
 def _unwrap_all(module: ir.Module) -> int:
     """Give every region of the module back to IREE's formation; how many there were."""
     everything = regions_where(module, lambda r: True)
@@ -120,6 +154,8 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
     if not functions(module):  # IREE would fail to write an empty module ("failed to generate bytecode")
         raise InputError("nothing to compile: the input defines no function", source_name)
     fallbacks: list[Fallback] = []
+    given: dict[int, list[ir.Operation]] = {}  # ops of each group given back, to split if IREE fails on them
+    split: set[int] = set()
     while True:
         try:
             if FAULTS:  # test-only injected faults (fusion_opt.testhooks); empty unless a test sets them
@@ -138,9 +174,13 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
                 continue
             if not regions and len(fallbacks) < MAX_FALLBACKS:
                 msg = " ".join(f"{err.where}: {err.message}".split())[:200]
-                given = _unwrap_all(module)
-                if given:
-                    fallbacks.append(Fallback(None, msg, f"all {given} groups left to IREE's own fusion", True))
+                parted = _split_given_back(err, given, split)
+                if parted:
+                    fallbacks.extend(Fallback(g, msg, SPLIT) for g in parted)
+                    continue
+                given_all = _unwrap_all(module)
+                if given_all:
+                    fallbacks.append(Fallback(None, msg, f"all {given_all} groups left to IREE's own fusion", True))
                     continue
                 dropped = tuple(f for f in extra_flags if f in levers)
                 if dropped:
@@ -155,11 +195,11 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
                 continue
             if not regions or len(fallbacks) >= MAX_FALLBACKS:
                 raise
-            gids = sorted({int(m.group(1)) for r in regions if (m := _GROUP.search(str(r.location)))})
-            for r in regions:
-                unwrap_region(r)
+            back = _given_back(regions)
+            for g, ops in back.items():
+                given[g] = ops if g not in split else given.get(g, ops)
             msg = " ".join(err.message.split())
-            fallbacks.extend(Fallback(g, msg[:200]) for g in gids)
+            fallbacks.extend(Fallback(g, msg[:200]) for g in sorted(back))
 
 
 def compile_with_strategies(module: ir.Module, session: Session | None, target: str, *,

@@ -662,6 +662,26 @@ def _r_packed_multi_output(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return None
 
 
+def _r_packed_epilogues(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """Two or more results computed by the epilogue of a data-tiled matmul (not the matmul itself): IREE
+    computes the epilogue in the packed layout and unpacks each result; the second unpack is vectorized as
+    one whole workgroup tile, `vector<128x64xf32>`, and llvm-cpu refuses it ("large vector sizes (32768
+    bytes)"). Seen on a ConvNeXt-V2 block: the 256x48x192 MLP matmul + GELU returning its output and its
+    square (for the GRN norm); matmul + GELU + square alone failed from 256x192 and 1024x64 up (IREE's tile
+    choice, not a size we can state: every size is refused), matmul + GELU returning the matmul's own
+    result as well compiled. IREE's own formation of the loose ops made the same dispatch, so the plan
+    avoids it: the square goes to its reduction's group, as IREE's default on the original graph does."""
+    from ..cost.model import data_tileable
+
+    roots = [i for i in m if g.ops[i].kind is OpKind.CONTRACTION and data_tileable(g.ops[i])]
+    if not roots:
+        return None
+    results = [i for i in sorted(m) if i not in roots and _leaves(g, m, i)]
+    if len(results) < 2:
+        return None
+    return f"ops {results[0]} and {results[1]} are both results of matmul {roots[0]}'s epilogue"
+
+
 # IREE llvm-cpu's `max_stack_allocation_size` for a dispatch function (bytes)
 STACK_BYTES = 32768
 
@@ -769,6 +789,8 @@ RULES: tuple[Rule, ...] = (
          "IREE llvm-cpu", _r_permuted_read),
     Rule("packed-multi-output", "a multi-result reduction group packing a matmul operand exceeds IREE's stack limit",
          _r_packed_multi_output),
+    Rule("packed-epilogues", "two results of a data-tiled matmul's epilogue fail IREE llvm-cpu codegen (large vectors)",
+         _r_packed_epilogues),
 )
 RULE_NAMES = tuple(r.name for r in RULES) + ("cycle",)
 

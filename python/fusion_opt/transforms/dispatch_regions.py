@@ -100,14 +100,15 @@ def nested_ops(op: ir.Operation) -> list[ir.Operation]:
     return out
 
 
+def escaping_results(group_ops: Sequence[ir.Operation]) -> list[ir.Value]:
+    """Results of `group_ops` used by an op outside them."""
+    inside = set(group_ops)
+    return [r for o in group_ops for r in o.results if any(_outside(use.owner, inside) for use in r.uses)]
+
+
 def wrap_group(group_ops: Sequence[ir.Operation], loc: ir.Location) -> ir.Operation:
     """Move contiguous `group_ops` into a new `flow.dispatch.region` yielding every escaping result."""
-    inside = set(group_ops)
-    escaping: list[ir.Value] = []
-    for o in group_ops:
-        for r in o.results:
-            if any(_outside(use.owner, inside) for use in r.uses):
-                escaping.append(r)
+    escaping = escaping_results(group_ops)
     with loc:
         region = flow.DispatchRegionOp([v.type for v in escaping], [], [], ip=ir.InsertionPoint(group_ops[0]))
         body = region.body.blocks.append()
@@ -146,13 +147,17 @@ def apply_plan(func_op: ir.Operation, ops: Sequence[ir.Operation], plan: FusionP
     for o in ordered:
         if o in op_group:
             by_group.setdefault(op_group[o], []).append(o)
+    written = 0
     for g in plan.groups:
         members = by_group.get(g.id, [])
-        if members:
+        # A group whose results nothing reads (dead code in the input) is left unwrapped for IREE to
+        # erase: a region yielding nothing prints without its `flow.return`, which does not parse back.
+        if members and escaping_results(members):
+            written += 1
             region = wrap_group(members, group_location(g.id, ops[g.root].location))
             if PLANTED:  # test-only planted bugs (fusion_opt.testhooks); empty unless a test sets them
                 plant_in_region(region, PLANTED)
-    return len(by_group)
+    return written
 
 
 def unwrap_region(region: ir.Operation) -> None:
