@@ -49,3 +49,19 @@ def test_shared_weight_batch_matmul_becomes_one_matmul_on_the_weight():
     assert "linalg.batch_matmul" not in names and names.count("linalg.generic") == 1  # the broadcast is gone
     np.testing.assert_allclose(np.asarray(flat(x, w)), np.tanh(x @ w), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(np.asarray(kept(x, w)), np.asarray(flat(x, w)), rtol=1e-6, atol=1e-6)
+
+
+def test_layernorm_after_a_batch_2_projection_is_one_group_and_exact():
+    """rewrites/collapse_dims.py: the LayerNorm's reductions rebuilt over the collapsed [34, 64] rows (one
+    group, 2 dispatches in all); the numbers equal numpy's and the build without the rewrite."""
+    lit = LIT.with_name("unit-batch-matmul-layernorm.mlir")
+    rng = np.random.default_rng(1)
+    x, r = (rng.standard_normal((2, 17, 64), dtype=np.float32) for _ in range(2))
+    flat = fo.compile_mlir(lit)
+    kept = fo.compile_mlir(lit, disable_patterns=["unit-batch-matmul"])
+    assert flat.dispatch_count == 2
+    s = x @ np.full((64, 64), 0.01, np.float32) + r
+    c = s - s.mean(-1, keepdims=True)
+    want = c / np.sqrt((c * c).mean(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(np.asarray(flat(x, r)), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(kept(x, r)), np.asarray(flat(x, r)), rtol=1e-5, atol=1e-5)

@@ -80,6 +80,7 @@ def apply(op: ir.Operation) -> None:
 def flatten_unit_batches(graph: DataflowGraph, ops: Sequence[ir.Operation], skip: set[int] = frozenset()) -> int:
     """Rewrite every site, then move the reshapes past the epilogues; returns how many."""
     from .choice import func_of
+    from .collapse_dims import collapse_expanded_reads
     from .im2col import propagate_reshapes
 
     sites = find(graph, skip)
@@ -89,4 +90,5 @@ def flatten_unit_batches(graph: DataflowGraph, ops: Sequence[ir.Operation], skip
     for i in sites:
         apply(ops[i])
     propagate_reshapes(fn)
+    collapse_expanded_reads(fn)  # reductions the propagation stops at (LayerNorm after a batch-2 matmul)
     return len(sites)
