@@ -167,3 +167,13 @@ def collapse_expanded_reads(fn: ir.Operation, ops: Sequence[ir.Operation] | None
         total += len(found)
         propagate_reshapes(fn)
     return total
+
+
+def propagate_and_collapse(fn: ir.Operation) -> None:
+    """IREE's reshape propagation, then the collapse above: what every rewrite that leaves reshapes
+    behind (unit batches, im2col) finishes with. After the unit-batch collapse, im2col's propagation alone
+    bubbled a batch-2 QKV projection's head split back above its bias add (the add then a group apart)."""
+    from .im2col import propagate_reshapes
+
+    propagate_reshapes(fn)
+    collapse_expanded_reads(fn)

@@ -271,10 +271,16 @@ def propagate_reshapes(fn: ir.Operation) -> None:
     PassManager.parse(PROPAGATE, context=fn.context).run(fn)
 
 
+def _finish(fn: ir.Operation) -> None:
+    from .collapse_dims import propagate_and_collapse
+
+    propagate_and_collapse(fn)
+
+
 def rewrite(target: TargetDesc) -> Rewrite:
     """The rewrite for `target`: on a CPU its window copies with long rows carry their tiles."""
     lanes = target.lanes_f32 if target.kind == "cpu" else None
     return Rewrite(NAME, lambda graph, ops, skip: find_convs(graph, skip),
                    lambda graph, site, t: decide(graph.ops[site[0]], site[1], t, input_pad(graph, site[0])),
                    lambda graph, ops, site: apply_im2col(ops[site[0]], graph.ops[site[0]], site[1], lanes),
-                   finish=propagate_reshapes)
+                   finish=_finish)

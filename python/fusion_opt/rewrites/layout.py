@@ -417,8 +417,11 @@ def _repad(pad: ir.Operation, src: ir.Value, perm: Sequence[int]) -> ir.Value:
 def propagate(fn: ir.Operation) -> None:
     """IREE's transpose propagation, then canonicalize + cse: transposes move through elementwise ops,
     pads and pools until a pair meets and cancels."""
+    from .collapse_dims import collapse_expanded_reads
+
     drop_constant_reads(fn)  # the pass reads a constant in a map as a dim (importers/constant_reads.py)
     _run(PROPAGATE, fn, "transpose propagation")
+    collapse_expanded_reads(fn)  # it moves head-split reshapes above bias adds (rewrites/collapse_dims.py)
 
 
 def auto_rewrite(target: TargetDesc) -> Rewrite:

@@ -80,8 +80,7 @@ def apply(op: ir.Operation) -> None:
 def flatten_unit_batches(graph: DataflowGraph, ops: Sequence[ir.Operation], skip: set[int] = frozenset()) -> int:
     """Rewrite every site, then move the reshapes past the epilogues; returns how many."""
     from .choice import func_of
-    from .collapse_dims import collapse_expanded_reads
-    from .im2col import propagate_reshapes
+    from .collapse_dims import propagate_and_collapse
 
     sites = find(graph, skip)
     if not sites:
@@ -89,6 +88,5 @@ def flatten_unit_batches(graph: DataflowGraph, ops: Sequence[ir.Operation], skip
     fn = func_of(ops[sites[0]])
     for i in sites:
         apply(ops[i])
-    propagate_reshapes(fn)
-    collapse_expanded_reads(fn)  # reductions the propagation stops at (LayerNorm after a batch-2 matmul)
+    propagate_and_collapse(fn)  # reductions the propagation stops at (LayerNorm after a batch-2 matmul)
     return len(sites)
