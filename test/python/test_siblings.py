@@ -99,3 +99,27 @@ def test_only_the_cost_strategy_rewrites(monkeypatch, fusion):
     monkeypatch.setattr(siblings, "STACKED_EFFICIENCY", 1.0)
     m = fo.compile_mlir(qkv_mlir(), fusion=fusion)
     assert not any(n.startswith("sibling-matmuls:") for n in m.plan.notes)
+
+
+def test_two_stackings_sharing_weights_keep_them_dominating(monkeypatch):
+    """Two inputs each times the same two weights (a complex DFT's re @ A, re @ B, im @ A, im @ B): two
+    stackings. The second moved the shared weight down to itself, below the first stacking that read it
+    ("operand #0 does not dominate this use", onnx's test_dft_inverse); weights now only move up."""
+    rng = np.random.default_rng(3)
+    wa, wb = _weights(rng, 8, 6), _weights(rng, 8, 6)
+    body = [f"  %wa = arith.constant {wa}", "  %zero = arith.constant 0.0 : f32",
+            "  %e = tensor.empty() : tensor<1x4x6xf32>",
+            "  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x6xf32>) -> tensor<1x4x6xf32>"]
+    mm = "linalg.batch_matmul ins(%{x}, %{w} : tensor<1x4x8xf32>, tensor<1x8x6xf32>) outs(%init : tensor<1x4x6xf32>) -> tensor<1x4x6xf32>"
+    body += [f"  %r0 = {mm.format(x='x', w='wa')}", f"  %wb = arith.constant {wb}", f"  %r1 = {mm.format(x='x', w='wb')}",
+             f"  %r2 = {mm.format(x='y', w='wa')}", f"  %r3 = {mm.format(x='y', w='wb')}"]
+    t = "tensor<1x4x6xf32>"
+    text = (f"func.func @two(%x: tensor<1x4x8xf32>, %y: tensor<1x4x8xf32>) -> ({t}, {t}, {t}, {t}) {{\n"
+            + "\n".join(body) + f"\n  return %r0, %r1, %r2, %r3 : {t}, {t}, {t}, {t}\n}}\n")
+    x, y = (np.random.default_rng(s).uniform(-1, 1, (1, 4, 8)).astype(np.float32) for s in (4, 5))
+    plain = fo.compile_mlir(text, fusion="none")
+    monkeypatch.setattr(siblings, "STACKED_EFFICIENCY", 1.0)
+    stacked = fo.compile_mlir(text, fusion="cost")
+    assert sum(": stacked into one matmul (" in n for n in stacked.plan.notes) == 2
+    for a, b in zip(plain(x, y), stacked(x, y)):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5)

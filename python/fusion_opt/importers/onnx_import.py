@@ -392,10 +392,12 @@ def _unlowered_op(message: str) -> str | None:
 # legalize operation 'torch.aten.broadcast_to'" on an Expand, "marked as backend illegal" on a Reduce*).
 SHAPE_OPERANDS = {"Expand": (1,), "Reshape": (1,), "ConstantOfShape": (0,), "Range": (0, 1, 2),
                    "Resize": (2, 3), "Upsample": (1,), "Slice": (1, 2, 3, 4), "Pad": (1, 3), "TopK": (1,),
-                   "OneHot": (1,), "Tile": (1,), "AffineGrid": (1,), "CenterCropPad": (1,), "Col2Im": (1, 2)}
+                   "OneHot": (1,), "Tile": (1,), "AffineGrid": (1,), "CenterCropPad": (1,), "Col2Im": (1, 2),
+                   "DFT": (1,), "STFT": (1, 3)}
 AXES_OPERANDS = {op: (1,) for op in ("ReduceMax", "ReduceMin", "ReduceSum", "ReduceMean", "ReduceProd",
                                       "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
                                       "ReduceSumSquare", "Squeeze", "Unsqueeze", "CumSum", "CumProd", "Split")}
+AXES_OPERANDS["DFT"] = (2,)
 
 
 def _refuse_shape_from_input(graph: onnx.GraphProto, where: str) -> None:

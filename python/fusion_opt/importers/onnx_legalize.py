@@ -56,6 +56,7 @@ from .onnx_fold import FLOAT_TYPES as _FLOAT_TYPES
 from .onnx_fold import attr_text as _text
 from .onnx_fold import default_opset, forget_downstream, subgraphs
 from .onnx_fold import node_attrs as _attrs
+from .onnx_dft import dft, stft
 from .onnx_gridsample import grid_sample
 from .onnx_resize import (COORDINATE_MODES, FILTER_MODES, NEAREST_MODES, filter_taps, is_identity, linear_taps,
                           nearest_indices, source_coordinates)
@@ -1428,7 +1429,7 @@ REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _pad_crop, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
     _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _matmul_broadcast_forms, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads, _ceil_mode_floor,
     _if_branches, grid_sample, _lp_zero_norm, _bitshift_range, _scan_unrolled,
-    _loop_unrolled, _cumprod_scan)
+    _loop_unrolled, _cumprod_scan, dft, stft)
 
 
 def legalize(proto: onnx.ModelProto) -> int:

@@ -152,7 +152,9 @@ def apply_stacking(ops: Sequence[ir.Operation], s: Stacking) -> None:
     first = members[0]
     k = len(members)
     for m in members[1:]:  # a later sibling's weight may be defined after the first sibling, where the
-        m.operands[1].owner.move_before(first)  # stacked op goes: constants (no operands) can move up
+        w = m.operands[1].owner.operation  # stacked op goes: constants (no operands) can move up; only up,
+        if not w.is_before_in_block(first.operation):  # a weight shared with an earlier stacking keeps
+            w.move_before(first)  # its place (moved down, it no longer dominated that stacking: a DFT)
     lhs, init0 = first.operands[0], first.operands[2]
     wtype = ir.RankedTensorType(first.operands[1].type)
     rtype = ir.RankedTensorType(first.results[0].type)
