@@ -227,3 +227,43 @@ def test_grouped_1x1_conv_is_a_named_batch_matmul_in_irees_tiles() -> None:
     want = np.einsum("gcyx,gfc->gfyx", x.astype(np.float64), w)
     got = fo.compile_mlir(text)
     np.testing.assert_allclose(np.asarray(got(x, w)), want, rtol=1e-4, atol=1e-4)
+
+
+BATCHED_CONV = """
+func.func @bconv(%x: tensor<3x16x61xf32>, %w: tensor<24x16x3xf32>) -> tensor<3x24x30xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x24x30xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<3x24x30xf32>) -> tensor<3x24x30xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, f, o, c, k) -> (n, c, o * 2 + k)>,
+                                        affine_map<(n, f, o, c, k) -> (f, c, k)>,
+                                        affine_map<(n, f, o, c, k) -> (n, f, o)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<3x16x61xf32>, tensor<24x16x3xf32>) outs(%f : tensor<3x24x30xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<3x24x30xf32>
+  return %r : tensor<3x24x30xf32>
+}
+"""
+
+
+def test_a_conv_over_a_batch_is_one_matmul_transposed_back() -> None:
+    """A batch-3 strided Conv1d: its batch joins the matmul's columns ([24, 48] x [48, 3*30]) and the result
+    is transposed back to [3, 24, 30]; equal to numpy's conv and to the direct build."""
+    _, _, _, graph, _ = describe_text(BATCHED_CONV)
+    op = next(o for o in graph.ops if o.kind is OpKind.CONVOLUTION)
+    assert layout(op) is None                               # winograd and conv-layout never see a batch
+    lay = layout(op, batched=True)
+    assert lay is not None and lay.batch == 0 and lay.spatial == (0, 2) and lay.f == 1
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((3, 16, 61)).astype(np.float32)
+    w = (rng.standard_normal((24, 16, 3)) / 7).astype(np.float32)
+    ours = fo.compile_mlir(BATCHED_CONV)
+    direct = fo.compile_mlir(BATCHED_CONV, disable_patterns=["conv-strategy"])
+    assert any(n.startswith("conv-strategy: op") and "): im2col + matmul (" in n for n in ours.plan.notes)
+    assert ours.dispatch_count > direct.dispatch_count       # the copy, the matmul and the transpose
+    want = np.einsum("ncok,fck->nfo", np.lib.stride_tricks.sliding_window_view(x, 3, axis=2)[:, :, ::2], w)
+    np.testing.assert_allclose(np.asarray(ours(x, w)), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(direct(x, w)), want, rtol=1e-4, atol=1e-4)

@@ -65,3 +65,42 @@ def test_layernorm_after_a_batch_2_projection_is_one_group_and_exact():
     want = c / np.sqrt((c * c).mean(-1, keepdims=True) + 1e-5)
     np.testing.assert_allclose(np.asarray(flat(x, r)), want, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(np.asarray(kept(x, r)), np.asarray(flat(x, r)), rtol=1e-5, atol=1e-5)
+
+
+SHARED_4D = """
+func.func @linear4d(%x: tensor<3x4x5x8xf32>) -> tensor<12x5x6xf32> {
+  %z = arith.constant 0.0 : f32
+  %w = arith.constant dense<[[0.5, -1.0, 0.25, 2.0, -0.5, 1.5], [1.0, 0.0, -2.0, 0.5, 0.75, -1.25],
+                             [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [-0.6, -0.5, -0.4, -0.3, -0.2, -0.1],
+                             [2.0, 1.0, 0.0, -1.0, -2.0, 3.0], [0.3, -0.3, 0.3, -0.3, 0.3, -0.3],
+                             [1.1, 1.2, 1.3, 1.4, 1.5, 1.6], [-1.0, 1.0, -1.0, 1.0, -1.0, 1.0]]> : tensor<8x6xf32>
+  %eb = tensor.empty() : tensor<3x4x8x6xf32>
+  %wb = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%w : tensor<8x6xf32>) outs(%eb : tensor<3x4x8x6xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<3x4x8x6xf32>
+  %wc = tensor.collapse_shape %wb [[0, 1], [2], [3]] : tensor<3x4x8x6xf32> into tensor<12x8x6xf32>
+  %xc = tensor.collapse_shape %x [[0, 1], [2], [3]] : tensor<3x4x5x8xf32> into tensor<12x5x8xf32>
+  %e = tensor.empty() : tensor<12x5x6xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<12x5x6xf32>) -> tensor<12x5x6xf32>
+  %r = linalg.batch_matmul ins(%xc, %wc : tensor<12x5x8xf32>, tensor<12x8x6xf32>) outs(%f : tensor<12x5x6xf32>) -> tensor<12x5x6xf32>
+  return %r : tensor<12x5x6xf32>
+}
+"""
+
+
+def test_a_weight_broadcast_over_several_dims_then_collapsed_is_shared():
+    """torch's MatMul of a [B, H, W, C] activation by a weight at batch > 1: a 4-D broadcast collapsed to
+    the batch matmul's [B*H, K, N]; rewritten to one [60, 8] x [8, 6] matmul, broadcast and collapse gone."""
+    m = fo.compile_mlir(SHARED_4D)
+    assert dict(m.plan.patterns).get("unit-batch-matmul") == 1
+    names = [op.name for op in m.graphs[0].ops]
+    assert "linalg.matmul" in names and "linalg.batch_matmul" not in names
+    assert not any(op.kind.value == "broadcast" and op.result_shapes[0] == (3, 4, 8, 6) for op in m.graphs[0].ops)
+    x = np.random.default_rng(2).standard_normal((3, 4, 5, 8)).astype(np.float32)
+    w = np.array([[0.5, -1.0, 0.25, 2.0, -0.5, 1.5], [1.0, 0.0, -2.0, 0.5, 0.75, -1.25], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+                  [-0.6, -0.5, -0.4, -0.3, -0.2, -0.1], [2.0, 1.0, 0.0, -1.0, -2.0, 3.0], [0.3, -0.3, 0.3, -0.3, 0.3, -0.3],
+                  [1.1, 1.2, 1.3, 1.4, 1.5, 1.6], [-1.0, 1.0, -1.0, 1.0, -1.0, 1.0]], np.float32)
+    np.testing.assert_allclose(np.asarray(m(x)), (x @ w).reshape(12, 5, 6), rtol=1e-5, atol=1e-5)

@@ -35,10 +35,19 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[int]:
 
 
 def shared_weight(graph: DataflowGraph, producer: int | None) -> bool:
-    """Whether `producer` is a plain broadcast of a 2-D `[K, N]` value over a leading batch dim."""
+    """Whether `producer` is a plain broadcast of a 2-D `[K, N]` value over a leading batch dim, or a
+    `collapse_shape` merging the leading dims of one over several (a Linear on `[B, H, W, C]`: torch's
+    MatMul of a 4-D activation imports as a `[B, H, K, N]` broadcast collapsed to `[B*H, K, N]`; at batch 1
+    the unit dim was folded and the plain form matched, at batch 3 ConvNeXt-V2's MLPs stayed batch matmuls)."""
     if producer is None or producer < 0:
         return False
     b = graph.ops[producer]
+    if b.name == "tensor.collapse_shape" and b.operands and isinstance(b.operands[0], int) and b.operands[0] >= 0:
+        src = graph.ops[b.operands[0]]
+        n = len(src.loop_ranges)
+        return (src.name == "linalg.generic" and src.num_dps_inputs == 1 and not src.body_ops and n >= 4
+                and tuple(src.map_dims) == ((n - 2, n - 1), tuple(range(n))) and set(src.iterator_types) == {"parallel"}
+                and len(graph.consumers(producer)) == 1)
     return (b.name == "linalg.generic" and b.num_dps_inputs == 1 and not b.body_ops
             and tuple(b.map_dims) == ((1, 2), (0, 1, 2)) and set(b.iterator_types) == {"parallel"})
 
@@ -54,10 +63,12 @@ def apply(op: ir.Operation) -> None:
         return tensor.CollapseShapeOp(ir.RankedTensorType.get(list(t.shape[1:]), t.element_type), v,
                                       [[0, 1], [2]]).result
 
-    shared = None
+    shared, collapse = None, None
     rhs = op.operands[1].owner
     if out_t.shape[0] != 1 and isinstance(rhs, ir.OpView | ir.Operation):
         shared = rhs.operation  # the broadcast (`find` checked it): its input is the 2-D weight
+        if shared.name == "tensor.collapse_shape":  # ... or the collapse of one over several dims
+            collapse, shared = shared, shared.operands[0].owner.operation
     with op.context, op.location, ir.InsertionPoint(op):
         if shared is None:
             a, b, init = (flat(op.operands[k]) for k in range(3))
@@ -73,8 +84,9 @@ def apply(op: ir.Operation) -> None:
         res = tensor.ExpandShapeOp(out_t, mm, [[0, 1], [2]], [], list(out_t.shape)).result
     op.results[0].replace_all_uses_with(res)
     op.erase()
-    if shared is not None and not list(shared.results[0].uses):
-        shared.erase()
+    for dead in (collapse, shared):
+        if dead is not None and not list(dead.results[0].uses):
+            dead.erase()
 
 
 def flatten_unit_batches(graph: DataflowGraph, ops: Sequence[ir.Operation], skip: set[int] = frozenset()) -> int:
