@@ -108,20 +108,21 @@ def test_a_sequence_input_is_named_as_such() -> None:
 
 
 def test_a_torch_op_without_lowering_is_named_not_printed() -> None:
-    """DFT lowers to torch's fft_fft, which has no Linalg lowering: the error names the op; the op's IR text
-    (a page for an op with many operands, after "failed to legalize operation '...': ") is not in the
-    message. (NegativeLogLikelihoodLoss, the example before, is now expanded from its function body.)"""
+    """Unique along an axis lowers to torch ops one of which (`aten.scatter.src`, marked illegal) has no
+    Linalg lowering: the error names the op; the op's IR text (a page for an op with many operands, after
+    "failed to legalize operation '...': ") is not in the message. (NegativeLogLikelihoodLoss and then
+    DFT, the examples before, are now expanded or written as matmuls.)"""
     from onnx import TensorProto as T
     from onnx import helper
 
-    node = helper.make_node("DFT", ["x", "", "axis"], ["y"])  # onnx's test_dft_axis
-    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", T.FLOAT, [1, 10, 10, 1]),
-                                        helper.make_tensor_value_info("axis", T.INT64, [])],
-                          [helper.make_tensor_value_info("y", T.FLOAT, None)])
+    outs = ["y", "indices", "inverse_indices", "counts"]
+    node = helper.make_node("Unique", ["x"], outs, axis=1, sorted=1)  # onnx's test_unique_sorted_with_axis_3d
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", T.FLOAT, [2, 4, 2])],
+                          [helper.make_tensor_value_info(o, T.FLOAT if o == "y" else T.INT64, None) for o in outs])
     with pytest.raises(fo.UnsupportedError) as e:
-        fo.compile_onnx(helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]))
+        fo.compile_onnx(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
     msg = str(e.value)
-    assert "failed to legalize operation 'torch.aten.fft_fft' at" in msg, msg
+    assert "failed to legalize operation 'torch.aten.scatter.src' " in msg, msg
     assert "!torch.vtensor" not in msg and len(msg.splitlines()) == 1
 
 
