@@ -84,13 +84,14 @@ def test_differential_campaign(tmp_path: Path) -> None:
 
 
 # A bug is caught when a graph fails with it and passes without it; `limit` is the CI budget in graphs
-# (`fusion-bench fuzz --plant all` reports how many each needs from seed 0: 2, 2, 37 and 1; allow-cycle
-# needed 6 before the side-input and partial-read rules, which now refuse the groups of the first cycles).
+# (`fusion-bench fuzz --plant all` reports how many each needs from seed 0: 2, 2, 41 and 1; allow-cycle
+# needed 6 before the side-input and partial-read rules, which now refuse the groups of the first cycles,
+# and 37 before rule packed-epilogues, which refuses seed 36's matmul group with two epilogue results).
 # Modes: the ones the bug can show in (a cycle or a wrong region needs a fusing planner; with pads
 # planned like any op, fusion=none already gives a pad a region of its own).
 @pytest.mark.parametrize("plant,limit,modes", [("fuse-across-reduction", 8, ("cost",)),
                                                ("ignore-broadcast", 8, ("cost",)),
-                                               ("allow-cycle", 40, ("cost",)),
+                                               ("allow-cycle", 48, ("cost",)),
                                                ("drop-pad-boundary", 8, ("none", "cost"))])
 def test_planted_bug_is_caught(plant: str, limit: int, modes: tuple[str, ...]) -> None:
     h = hunt(plant, 0, limit, modes, batch=2, jobs=CI_JOBS, log=lambda m: None)
