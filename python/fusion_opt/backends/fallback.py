@@ -84,16 +84,22 @@ def failing_regions(module: ir.Module, err: CompileError) -> tuple[str, list[ir.
     gid = failing_group(err)
     if gid is not None:
         return f"group {gid}", regions_of_group(module, gid)
+    texts, named = _op_loc_texts(err)
+    found = {r: None for t in texts for r in regions_holding_loc(module, t)}
+    return (f"the group holding {named}", list(found)) if texts else ("", [])
+
+
+def _op_loc_texts(err: CompileError) -> tuple[list[str], str]:
+    """Texts of an op location the error names, to find in `str(op.location)`, and how to name it: the
+    error's first `loc(...)`, else its own `file:line:col` (IREE's verifier and codegen errors often name
+    an op so, the parser's "-" already replaced by the source name), matched at that line and column."""
     m = _FIRST_LOC.search(f"{err.where or ''} {err.message}")
     if m is not None:
-        return f"the group holding {m.group(1)}", regions_holding_loc(module, m.group(1))
-    # IREE's verifier and codegen errors often name an op by its own `file:line:col` (the parser's "-"
-    # already replaced by the source name): the group holding the op at that line and column.
+        return [m.group(1)], m.group(1)
     m = _PLAIN_LOC.search(err.where or "")
     if m is None:
-        return "", []
-    found = {r: None for end in ')], ' for r in regions_holding_loc(module, f'":{m[1]}:{m[2]}{end}')}
-    return f"the group holding the op at {err.where}", list(found)
+        return [], ""
+    return [f'":{m[1]}:{m[2]}{end}' for end in ')], '], f"the op at {err.where}"
 
 
 def _given_back(regions: list[ir.Operation]) -> dict[int, list[ir.Operation]]:
@@ -113,10 +119,7 @@ def _split_given_back(err: CompileError, given: dict[int, list[ir.Operation]], s
     compute ops is wrapped in a region of its own, which IREE's formation leaves as it is (the
     ConvNeXt-V2 case of legality rule `packed-epilogues`: the group's matmul, GELU and square unwrapped,
     IREE fused them into the same failing dispatch). Fills and reshapes stay loose for IREE to clone."""
-    m = _FIRST_LOC.search(f"{err.where or ''} {err.message}") or _PLAIN_LOC.search(err.where or "")
-    if m is None:
-        return []
-    texts = [m.group(1)] if m.re is _FIRST_LOC else [f'":{m[1]}:{m[2]}{end}' for end in ')], ']
+    texts, _ = _op_loc_texts(err)
     hit = [g for g, ops in given.items()
            if g not in split and any(t in str(o.location) for o in ops for t in texts)]
     for g in hit:
@@ -196,8 +199,7 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
             if not regions or len(fallbacks) >= MAX_FALLBACKS:
                 raise
             back = _given_back(regions)
-            for g, ops in back.items():
-                given[g] = ops if g not in split else given.get(g, ops)
+            given.update(back)  # (a split group's ops again, now one per region: it is not split twice)
             msg = " ".join(err.message.split())
             fallbacks.extend(Fallback(g, msg[:200]) for g in sorted(back))
 

@@ -673,7 +673,7 @@ def _r_packed_epilogues(g: IndexedGraph, m: frozenset[int]) -> str | None:
     avoids it: the square goes to its reduction's group, as IREE's default on the original graph does."""
     from ..cost.model import data_tileable
 
-    roots = [i for i in m if g.ops[i].kind is OpKind.CONTRACTION and data_tileable(g.ops[i])]
+    roots = [i for i in sorted(m) if g.ops[i].kind is OpKind.CONTRACTION and data_tileable(g.ops[i])]
     if not roots:
         return None
     results = [i for i in sorted(m) if i not in roots and _leaves(g, m, i)]

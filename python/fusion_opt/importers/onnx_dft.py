@@ -31,9 +31,9 @@ MAX_TABLE = 1 << 22  # elements per table (16 MiB in f32): a 2048-point DFT
 
 
 def _emit(g: _Graph, nodes: list[Node], op: str, inputs: list[str], **attrs: object) -> str:
-    out = g.fresh(op.lower())
-    nodes.append(helper.make_node(op, inputs, [out], **attrs))
-    return out
+    from .onnx_legalize import _emit as emit  # (onnx_legalize imports this module)
+
+    return emit(g, nodes, op, inputs, **attrs)
 
 
 def _scalar(g: _Graph, name: str) -> int | None:

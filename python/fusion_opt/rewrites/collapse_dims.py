@@ -14,8 +14,6 @@ op is left. The arithmetic is unchanged: a loop nest merged, not reordered.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ..ir import ir
 
 MAX_ROUNDS = 16  # each round collapses every op it can; a LayerNorm needs 3
@@ -32,8 +30,8 @@ def _dims(m: ir.AffineMap) -> list[int] | None:
     return out
 
 
-def _run(op: ir.Operation) -> tuple[int, int, int] | None:
-    """(operand, first dim, last dim): a run of loop dims of `op` read through an expand_shape."""
+def _run(op: ir.Operation) -> tuple[int, int] | None:
+    """(first dim, last dim): a run of loop dims of `op` read through an expand_shape."""
     maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
     iters = [str(a) for a in ir.ArrayAttr(op.attributes["iterator_types"])]
     dims = [_dims(m) for m in maps]
@@ -53,7 +51,7 @@ def _run(op: ir.Operation) -> tuple[int, int, int] | None:
             if run != list(range(first, last + 1)) or len({iters[d] for d in run}) != 1:
                 continue
             if all(_whole_or_absent(d, first, last) for d in dims):
-                return k, first, last
+                return first, last
     return None
 
 
@@ -74,34 +72,24 @@ def _collapsed_map(dims: list[int], n: int, first: int, last: int) -> ir.AffineM
     return ir.AffineMapAttr.get(ir.AffineMap.get(n - width, 0, [ir.AffineDimExpr.get(d) for d in new]))
 
 
-def _collapse_value(v: ir.Value, dims: list[int], first: int, last: int) -> ir.Value:
-    from iree.compiler.dialects import tensor
+def _groups(rank: int, pos: list[int]) -> list[list[int]]:
+    """Reassociation of a rank-`rank` tensor whose consecutive dims `pos` merge into one."""
+    return [[i] for i in range(pos[0])] + [pos] + [[i] for i in range(pos[-1] + 1, rank)]
 
-    t = ir.RankedTensorType(v.type)
+
+def _collapse_value(v: ir.Value, dims: list[int], first: int, last: int) -> ir.Value:
+    """`v` (read through the map results `dims`) with the run [first, last] merged."""
+    from .im2col import _collapse
+
     pos = [i for i, d in enumerate(dims) if first <= d <= last]
-    if not pos:
-        return v
-    groups, shape, i = [], [], 0
-    while i < t.rank:
-        if i == pos[0]:
-            groups.append(pos)
-            size = 1
-            for p in pos:
-                size *= t.shape[p]
-            shape.append(size)
-            i = pos[-1] + 1
-        else:
-            groups.append([i])
-            shape.append(t.shape[i])
-            i += 1
-    return tensor.CollapseShapeOp(ir.RankedTensorType.get(shape, t.element_type), v, groups).result
+    return _collapse(v, _groups(ir.RankedTensorType(v.type).rank, pos)) if pos else v
 
 
 def _has_index(op: ir.Operation) -> bool:
     return any(o.operation.name == "linalg.index" for o in op.regions[0].blocks[0].operations)
 
 
-def collapse_op(op: ir.Operation, k: int, first: int, last: int) -> ir.Operation:
+def collapse_op(op: ir.Operation, first: int, last: int) -> None:
     """Rebuild `op` over its loop dims [first, last] merged into one; its results expanded back."""
     from iree.compiler.dialects import linalg, tensor
 
@@ -129,30 +117,21 @@ def collapse_op(op: ir.Operation, k: int, first: int, last: int) -> ir.Operation
             v = new.results[j]
             if ir.RankedTensorType(v.type).shape != t.shape:
                 pos = [i for i, d in enumerate(dims[n_in + j]) if first <= d <= last]
-                groups, i = [], 0
-                while i < t.rank:
-                    if i == pos[0]:
-                        groups.append(pos)
-                        i = pos[-1] + 1
-                    else:
-                        groups.append([i])
-                        i += 1
-                v = tensor.ExpandShapeOp(t, v, groups, [], list(t.shape)).result
+                v = tensor.ExpandShapeOp(t, v, _groups(t.rank, pos), [], list(t.shape)).result
             results.append(v)
     for r, v in zip(op.results, results):
         r.replace_all_uses_with(v)
     op.erase()
-    return new.operation
 
 
-def collapse_expanded_reads(fn: ir.Operation, ops: Sequence[ir.Operation] | None = None) -> int:
+def collapse_expanded_reads(fn: ir.Operation) -> int:
     """Collapse every generic of `fn` reading a split run through an expand_shape, propagating the
     reshapes between rounds; returns how many ops were rebuilt."""
     from .im2col import propagate_reshapes
 
     total = 0
     for _ in range(MAX_ROUNDS):
-        found: list[tuple[ir.Operation, tuple[int, int, int]]] = []
+        found: list[tuple[ir.Operation, tuple[int, int]]] = []
 
         def visit(o: ir.Operation) -> ir.WalkResult:
             if o.name == "linalg.generic" and not _has_index(o) and (run := _run(o)) is not None:
@@ -162,8 +141,8 @@ def collapse_expanded_reads(fn: ir.Operation, ops: Sequence[ir.Operation] | None
         fn.walk(visit)
         if not found:
             break
-        for o, (k, first, last) in found:
-            collapse_op(o, k, first, last)
+        for o, (first, last) in found:
+            collapse_op(o, first, last)
         total += len(found)
         propagate_reshapes(fn)
     return total

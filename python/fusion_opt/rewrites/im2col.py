@@ -40,6 +40,7 @@ from ..cost.tiling import MAX_DIST_TILE
 from ..fusion.legality import numel
 from ..ir import ir
 from .choice import Choice, Rewrite
+from .collapse_dims import propagate_and_collapse
 
 NAME = "conv-strategy"
 
@@ -255,8 +256,8 @@ def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout, lanes: int | N
         # 140 ms as 2-D). The expand_shape after it is moved below the epilogue (`propagate_reshapes`).
         w2 = _collapse(w, _spans([1] * (nb + 1) + [nr]))
         swap = [1, 0, *range(2, out_t.rank)]  # [N, F, ...] <-> [F, N, ...] for a batched conv
+        fn_shape = [out_t.shape[k] for k in swap]
         if lay.batch is not None:
-            fn_shape = [out_t.shape[k] for k in swap]
             init = _value(linalg.transpose(init, outs=[tensor.EmptyOp(fn_shape, elt).result], permutation=swap))
         init2 = _collapse(init, _spans([1] * (nb + 1) + [ns]))
         if nb == 1 and not lay.copy:  # grouped 1x1: a named batch matmul in IREE's own tiles, not data-tiled
@@ -279,8 +280,8 @@ def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout, lanes: int | N
         if lay.batch is None:
             res = tensor.ExpandShapeOp(out_t, mm_out, _spans([1] * (nb + 1) + [ns]), [], list(out_t.shape)).result
         else:
-            fn_t = ir.RankedTensorType.get([out_t.shape[k] for k in swap], elt)
-            fn = tensor.ExpandShapeOp(fn_t, mm_out, _spans([1, ns]), [], list(fn_t.shape)).result
+            fn = tensor.ExpandShapeOp(ir.RankedTensorType.get(fn_shape, elt), mm_out, _spans([1, ns]), [],
+                                      fn_shape).result
             res = _value(linalg.transpose(fn, outs=[tensor.EmptyOp(list(out_t.shape), elt).result], permutation=swap))
     op.results[0].replace_all_uses_with(res)
     op.erase()
@@ -299,16 +300,10 @@ def propagate_reshapes(fn: ir.Operation) -> None:
     PassManager.parse(PROPAGATE, context=fn.context).run(fn)
 
 
-def _finish(fn: ir.Operation) -> None:
-    from .collapse_dims import propagate_and_collapse
-
-    propagate_and_collapse(fn)
-
-
 def rewrite(target: TargetDesc) -> Rewrite:
     """The rewrite for `target`: on a CPU its window copies with long rows carry their tiles."""
     lanes = target.lanes_f32 if target.kind == "cpu" else None
     return Rewrite(NAME, lambda graph, ops, skip: find_convs(graph, skip),
                    lambda graph, site, t: decide(graph.ops[site[0]], site[1], t, input_pad(graph, site[0])),
                    lambda graph, ops, site: apply_im2col(ops[site[0]], graph.ops[site[0]], site[1], lanes),
-                   finish=_finish)
+                   finish=propagate_and_collapse)

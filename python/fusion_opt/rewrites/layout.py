@@ -31,6 +31,7 @@ from ..importers.constant_reads import drop_constant_reads
 from ..ir import PassManager, defining_op, ir, pad_value, static_pad
 from . import depthwise, im2col, winograd
 from .choice import Choice, Rewrite
+from .collapse_dims import collapse_expanded_reads
 
 LAYOUTS = ("nchw", "nhwc", "auto")
 _PROPAGATION = "iree-global-opt-propagate-linalg-transpose,canonicalize,cse"
@@ -417,8 +418,6 @@ def _repad(pad: ir.Operation, src: ir.Value, perm: Sequence[int]) -> ir.Value:
 def propagate(fn: ir.Operation) -> None:
     """IREE's transpose propagation, then canonicalize + cse: transposes move through elementwise ops,
     pads and pools until a pair meets and cancels."""
-    from .collapse_dims import collapse_expanded_reads
-
     drop_constant_reads(fn)  # the pass reads a constant in a map as a dim (importers/constant_reads.py)
     _run(PROPAGATE, fn, "transpose propagation")
     collapse_expanded_reads(fn)  # it moves head-split reshapes above bias adds (rewrites/collapse_dims.py)

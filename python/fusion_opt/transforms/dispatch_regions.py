@@ -106,9 +106,13 @@ def escaping_results(group_ops: Sequence[ir.Operation]) -> list[ir.Value]:
     return [r for o in group_ops for r in o.results if any(_outside(use.owner, inside) for use in r.uses)]
 
 
-def wrap_group(group_ops: Sequence[ir.Operation], loc: ir.Location) -> ir.Operation:
-    """Move contiguous `group_ops` into a new `flow.dispatch.region` yielding every escaping result."""
+def wrap_group(group_ops: Sequence[ir.Operation], loc: ir.Location) -> ir.Operation | None:
+    """Move contiguous `group_ops` into a new `flow.dispatch.region` yielding every escaping result. None,
+    and the ops left as they are, when nothing outside reads them (dead code in the input, left for IREE
+    to erase): a region yielding nothing prints without its `flow.return`, which does not parse back."""
     escaping = escaping_results(group_ops)
+    if not escaping:
+        return None
     with loc:
         region = flow.DispatchRegionOp([v.type for v in escaping], [], [], ip=ir.InsertionPoint(group_ops[0]))
         body = region.body.blocks.append()
@@ -150,11 +154,9 @@ def apply_plan(func_op: ir.Operation, ops: Sequence[ir.Operation], plan: FusionP
     written = 0
     for g in plan.groups:
         members = by_group.get(g.id, [])
-        # A group whose results nothing reads (dead code in the input) is left unwrapped for IREE to
-        # erase: a region yielding nothing prints without its `flow.return`, which does not parse back.
-        if members and escaping_results(members):
+        region = wrap_group(members, group_location(g.id, ops[g.root].location)) if members else None
+        if region is not None:
             written += 1
-            region = wrap_group(members, group_location(g.id, ops[g.root].location))
             if PLANTED:  # test-only planted bugs (fusion_opt.testhooks); empty unless a test sets them
                 plant_in_region(region, PLANTED)
     return written
