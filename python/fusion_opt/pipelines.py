@@ -50,7 +50,7 @@ ATTRIBUTE_ONLY = frozenset({bmm_tiles.NAME})  # sets an attribute: op indices st
 LAYOUT_REWRITE = "channels-last"
 # The rewrites the cost model chooses per site, in the order they run (after the plain ones).
 COST_REWRITES: dict[str, Callable[[TargetDesc], Rewrite]] = {
-    winograd.NAME: lambda target: winograd.REWRITE,
+    winograd.NAME: winograd.rewrite,     # the batch matmuls' CPU tiles depend on the target
     im2col.NAME: im2col.rewrite,         # the window copy's CPU tiles depend on the target
     **{rw.name: (lambda target, rw=rw: rw) for rw in (depthwise.REWRITE, pool_taps.REWRITE, siblings.REWRITE)},
     attention.NAME: attention.rewrite,   # the op's CPU tile sizes depend on the target

@@ -146,3 +146,17 @@ def test_group_whose_ops_iree_also_fails_to_fuse_is_split(monkeypatch: pytest.Mo
     ref = 0.5 * a * (1 + np.vectorize(erf)(a / np.sqrt(2)))
     np.testing.assert_allclose(g, ref, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(sq, ref * ref, rtol=1e-4, atol=1e-4)
+
+
+def test_cpu_tile_config_on_a_gpu_target_is_dropped() -> None:
+    """A real IREE 3.13 failure: an llvm-cpu `compilation_info` (as our rewrites attach for CPU targets) on a
+    module compiled for a GPU fails its pipeline ("failed to build pass pipeline", where ShuffleNet's
+    grouped 1x1 convs did for sm_90). No group is at fault and giving the groups back does not help; the
+    last step compiles without the module's tile configs, and says so."""
+    text = TEXT.replace("%m = linalg.matmul ins", "%m = linalg.matmul {compilation_info = CFG} ins").replace(
+        "CFG", "#iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = "
+               "[64, 64, 0], vector_common_parallel = [8, 8, 0], vector_reduction = [0, 0, 8]>, translation_info = "
+               "#iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>")
+    with pytest.warns(fo.FallbackWarning, match="compiled without our tile sizes on 1 ops"):
+        m = fo.compile_mlir(text, target="sm_80", fusion="cost")
+    assert m.fallbacks[-1].unwrapped_all and m.artifact.vmfb

@@ -86,7 +86,7 @@ def compile_module(module: ir.Module, session: Session | None, target: str, extr
     session_flags, global_flags = split_global_flags(flags)
     entry = _entry_name(module)
     t0 = time.perf_counter()
-    cs, m2 = _private_copy(module, session_flags, source_name)
+    cs, m2 = _private_copy(module, tgt, session_flags, source_name)
     tmpdir = tempfile.mkdtemp(prefix="fusion-opt-params-") if params_path is not None else None
     try:
         with _capi.DiagnosticInvocation(cs) as inv:
@@ -183,8 +183,9 @@ def count_dispatches(module: ir.Module, session: Session | None, target: str,
 def _to_flow(module: ir.Module, target: str, extra_flags: tuple[str, ...], source_name: str
              ) -> tuple[ir.Module, Session]:
     # Process-global flags act after `flow` (codegen): not needed, and a session refuses them.
-    session_flags, _ = split_global_flags((*get_target(target).flags, *extra_flags))
-    cs, m2 = _private_copy(module, session_flags, source_name)
+    tgt = get_target(target)
+    session_flags, _ = split_global_flags((*tgt.flags, *extra_flags))
+    cs, m2 = _private_copy(module, tgt, session_flags, source_name)
     try:
         with _capi.DiagnosticInvocation(cs) as inv:
             inv.import_module(m2.operation)
@@ -245,8 +246,10 @@ def run_iree_compile(module: ir.Module, flags: tuple[str, ...], *, compile_from:
             return f.read()
 
 
-def _private_copy(module: ir.Module, flags: tuple[str, ...], source_name: str) -> tuple[Session, ir.Module]:
-    """A new session with `flags`, holding a bytecode copy of `module` (locations preserved)."""
+def _private_copy(module: ir.Module, target: Target, flags: tuple[str, ...], source_name: str
+                  ) -> tuple[Session, ir.Module]:
+    """A new session with `flags`, holding a bytecode copy of `module` (locations preserved) that carries
+    the target's `hal.device.targets` where the target has one."""
     buf = io.BytesIO()
     module.operation.write_bytecode(buf)
     cs = new_session()
@@ -255,7 +258,10 @@ def _private_copy(module: ir.Module, flags: tuple[str, ...], source_name: str) -
     except ValueError as e:  # unknown flag or bad value: the message spans several lines
         cs.close()
         raise CompileError(" ".join(str(e).split()), "flags") from None
-    return cs, ir.Module.parse(buf.getvalue(), cs.context)
+    m2 = ir.Module.parse(buf.getvalue(), cs.context)
+    if target.device_targets is not None:
+        m2.operation.attributes["hal.device.targets"] = ir.Attribute.parse(target.device_targets, cs.context)
+    return cs, m2
 
 
 def _raise_if_failed(inv: _capi.DiagnosticInvocation, source_name: str, ok: bool = True) -> None:

@@ -138,6 +138,21 @@ def _unwrap_all(module: ir.Module) -> int:
     return len(everything)
 
 
+def _drop_tile_configs(module: ir.Module) -> int:
+    """Remove every `compilation_info` (ours: rewrites' and the cost mode's tile sizes); how many."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if "compilation_info" in op.attributes:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for op in found:
+        del op.attributes["compilation_info"]
+    return len(found)
+
+
 def compile_with_fallback(module: ir.Module, session: Session | None, target: str, *,
                           extra_flags: tuple[str, ...] = (), params_path: Path | None = None,
                           source_name: str = "<input>", levers: tuple[str, ...] = ()
@@ -148,7 +163,8 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
     ConvNeXt failed in a data-tiled `map_store`, "write affecting operations on global resources are
     restricted to workgroup distributed contexts") is answered in two steps, each said in a Fallback:
     first every group is left to IREE's own fusion, then the module-level `levers` among `extra_flags`
-    (backends/levers.py: data tiling, O3) are dropped. In that order because data tiling is worth more
+    (backends/levers.py: data tiling, O3) are dropped, then every op's `compilation_info` (tile sizes
+    a rewrite or the cost mode attached: a CPU config on a GPU target failed its pipeline). In that order because data tiling is worth more
     than the plan: torchvision's ViT-B/16, whose first LayerNorm group and then IREE's formation of its
     ops failed ("exceeded stack allocation limit"), ran 1.2 s without data tiling against 0.22 s in IREE's
     own formation with it. Only a failure after both is raised. After MAX_FALLBACKS groups given back one
@@ -189,6 +205,10 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
                 if dropped:
                     extra_flags = tuple(f for f in extra_flags if f not in levers)
                     fallbacks.append(Fallback(None, msg, f"compiled without {' '.join(dropped)}"))
+                    continue
+                untiled = _drop_tile_configs(module)
+                if untiled:
+                    fallbacks.append(Fallback(None, msg, f"compiled without our tile sizes on {untiled} ops", True))
                     continue
             if regions and len(fallbacks) >= MAX_FALLBACKS and not any(f.unwrapped_all for f in fallbacks):
                 # one group after another did not converge: the whole plan goes back before we give up

@@ -380,9 +380,10 @@ def _configured_copy(module: ir.Module, target: str, extra_flags: tuple[str, ...
     from .compile import _private_copy, _raise_if_failed, run_iree_compile, split_global_flags
     from .targets import get_target
 
-    flags = (*get_target(target).flags, *extra_flags)
+    tgt = get_target(target)
+    flags = (*tgt.flags, *extra_flags)
     session_flags, global_flags = split_global_flags(flags)
-    cs, m2 = _private_copy(module, session_flags, source_name)
+    cs, m2 = _private_copy(module, tgt, session_flags, source_name)
     try:
         with _capi.DiagnosticInvocation(cs) as inv:
             inv.import_module(m2.operation)

@@ -30,7 +30,7 @@ from . import iree_best, models, plot, roofline, runner, summary
 
 DEFAULT_SUITE = ("resnet50", "squeezenet", "densenet121", "inception_v2", "shufflenet", "vgg19", "mlp_gelu",
                  "layernorm", "attention", "bert_layer", "mlp4")
-SUBCOMMANDS = ("run", "calibrate", "accuracy", "fuzz", "ablation", "conformance")
+SUBCOMMANDS = ("run", "calibrate", "accuracy", "fuzz", "ablation", "conformance", "export")
 TARGET_ALIASES = {"host": "llvm-cpu", "cpu": "llvm-cpu"}
 
 
@@ -71,7 +71,7 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="fusion-bench", description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="command", metavar="{run,calibrate,accuracy,fuzz,ablation,conformance}")
+    sub = ap.add_subparsers(dest="command", metavar="{run,calibrate,accuracy,fuzz,ablation,conformance,export}")
     add_run_args(sub.add_parser("run", help="benchmark models (default subcommand)"))
     from .calibrate import add_accuracy_args, add_calibrate_args
     add_calibrate_args(sub.add_parser("calibrate", help="fit the cost model's constants to measured dispatches"))
@@ -89,7 +89,35 @@ def build_parser() -> argparse.ArgumentParser:
     from .conformance import add_args as add_conformance_args
     add_conformance_args(sub.add_parser("conformance", help="the onnx package's operator and model test cases "
                                         "through compile_onnx, against their reference outputs"))
+    ex = sub.add_parser("export", help="compile models for a device this machine lacks (a GPU), to run there "
+                        "with `python -m fusion_opt.bench.remote_run DIR`")
+    ex.add_argument("out", type=Path, metavar="DIR", help="export directory (manifest.json, .vmfb, .irpa, .npz)")
+    ex.add_argument("--models", nargs="+", type=Path, default=None, metavar="FILE.onnx")
+    ex.add_argument("--suite", nargs="+", default=None, metavar="NAME")
+    ex.add_argument("--target", default="sm_90", help="compile target (sm_90, sm_80, vulkan, host, ...)")
+    ex.add_argument("--fusion-modes", default="cost,iree", help="comma-separated fusion modes to compile (also "
+                    "nchw / nhwc: the cost planner with every conv as imported / channels-last; MODE/-PATTERN "
+                    "switches a pattern off, e.g. cost/-conv-strategy)")
+    ex.add_argument("--cache", type=Path, default=None, help="suite model cache (default .cache/models)")
+    ex.add_argument("--seed", type=int, default=0, help="seed for inputs of models without an npz")
     return ap
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .export import export
+
+    suite = _names(args.suite)
+    if not suite and not args.models:
+        print("fusion-bench export: name models with --models or --suite", file=sys.stderr)
+        return 2
+    paths = [(n, models.ensure_model(n, args.cache)) for n in suite]
+    paths += [(p.stem, p) for p in args.models or ()]
+    manifest = export(paths, _names([args.fusion_modes]), args.target, args.out, args.seed)
+    for rec in manifest["models"]:
+        row = "  ".join(f"{mode}: {e.get('dispatches', 'ERROR ' + e.get('error', ''))}" for mode, e in rec["modes"].items())
+        print(f"{rec['model']:<16} dispatches  {row}")
+    print(f"wrote {args.out / 'manifest.json'}")
+    return 1 if any("error" in e for r in manifest["models"] for e in r["modes"].values()) else 0
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -266,6 +294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "conformance":
         from .conformance import cmd as run_conformance
         return run_conformance(args)
+    if args.command == "export":
+        return cmd_export(args)
     return 2  # pragma: no cover - every subcommand returns above
 
 

@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..analysis.classify import (NAMED_MATMUL_DIMS, WINOGRAD_FILTER, WINOGRAD_INPUT, WINOGRAD_OUTPUT,
                                  map_results, winograd_flops)
@@ -288,12 +289,14 @@ def apply(op: ir.Operation, n_groups: int = 1) -> None:
     fold_into_init(op, parts, [ident] * n_groups, init, add_all)  # init + group 0 + group 1 + ...
 
 
-def finish(fn: ir.Operation) -> None:
-    """Run IREE's Winograd pass over the marked convs, then pin the tiles of the batch matmuls it made
-    (those reading a reshaped input transform)."""
+def finish(fn: ir.Operation, cpu_tiles: bool = True) -> None:
+    """Run IREE's Winograd pass over the marked convs, then (`cpu_tiles`: a CPU target) pin the llvm-cpu
+    tiles of the batch matmuls it made (those reading a reshaped input transform)."""
     from iree.compiler.passmanager import PassManager
 
     PassManager.parse(PASS, context=fn.context).run(fn)
+    if not cpu_tiles:
+        return
     for op in fn.regions[0].blocks[0].operations:
         op = op.operation
         if op.name != "linalg.batch_matmul":
@@ -317,3 +320,11 @@ def price(graph: DataflowGraph, s: tuple[int, im2col.ConvLayout], target: Target
 REWRITE = Rewrite(NAME, lambda graph, ops, skip: find(graph, ops, skip), price,
                   lambda graph, ops, s: apply(ops[s[0]], groups(graph.ops[s[0]], s[1])),
                   finish=finish)
+
+
+def rewrite(target: TargetDesc) -> Rewrite:
+    """The rewrite for `target`: llvm-cpu tiles on the batch matmuls only for a CPU (a CPU
+    `lowering_config` fails IREE's GPU pipelines)."""
+    if target.kind == "cpu":
+        return REWRITE
+    return replace(REWRITE, finish=lambda fn: finish(fn, cpu_tiles=False))
