@@ -46,6 +46,9 @@ def test_taps_desc_and_the_cost_models_choice() -> None:
     assert d.num_dps_inputs == 18 and d.flops == op.flops and d.result_shapes == ((136, 28, 28),)
     c = decide(op, window(op), get_target_desc("host"))
     assert c.take and c.after_s < c.before_s
+    # a GPU: IREE's conv is the same stencil (H200: ShuffleNet equal either way, 3 dispatches fewer direct)
+    g = decide(op, window(op), get_target_desc("sm_90"))
+    assert not g.take and g.before_s <= g.after_s
     # stride 2: priced as the dense taps (55x55 positions for a 28x28 output) its rewrite computes
     s2 = dw_desc(112, 57, 3, 2)
     d2 = taps_desc(s2, window(s2))

@@ -55,5 +55,8 @@ class FusionPlan:
 
 
 def fmt_time(seconds: float) -> str:
-    """A predicted time as people read it in plans: microseconds below 1 ms, else milliseconds."""
+    """A predicted time as people read it in plans: microseconds below 1 ms, else milliseconds; an
+    infinite one (a form the target's code cannot run well: never chosen) as "not offered"."""
+    if seconds == float("inf"):
+        return "not offered"
     return f"{seconds * 1e6:.1f}us" if seconds < 1e-3 else f"{seconds * 1e3:.3f}ms"
