@@ -31,12 +31,25 @@ def _close(got: Sequence[np.ndarray], want: Sequence[np.ndarray], rtol: float, a
         for g, w in zip(got, want))
 
 
+_CONFIGS: dict[str, Any] = {}
+
+
+def _config(driver: str) -> Any:
+    """One runtime config (VM instance + HAL device) per driver for the whole run, as an application holds
+    it: a config per module opened a CUDA device (and context) per module."""
+    import iree.runtime as rt
+
+    if driver not in _CONFIGS:
+        _CONFIGS[driver] = rt.Config(driver)
+    return _CONFIGS[driver]
+
+
 def load_module(directory: Path, entry: dict[str, Any], driver: str) -> tuple[Any, Any]:
     """The module's exported function, with its weights archive mounted as IREE parameters, and the HAL
     device it runs on."""
     import iree.runtime as rt
 
-    config = rt.Config(driver)
+    config = _config(driver)
     mods = []
     if entry.get("weights"):
         index = rt.ParameterIndex()
