@@ -126,6 +126,10 @@ class TargetDesc:
     cache_fit: float = 0.5                     # usable fraction of a cache for one group's working set
     dispatch_s: float = 1e-6                   # fixed execution time of a dispatch (scheduling its
     #                                            workgroups on the workers), inside its duration unlike launch_s
+    # GPUs: seconds per FLOP of one thread's dependent chain (0: no such term). IREE's GPU code reduces
+    # over an outer dim (the parallel dim innermost) with one thread per output (per 4 when the parallel
+    # extent is a multiple of 128), serially: a group's prologue runs in that loop (model.serial_s)
+    serial_flop_s: float = 0.0
     tile_elems: Pairs = _pairs({"elementwise": 64, "reduction": 64, "default": 64})  # output elems per tile
     matmul_tile: int = 64                      # M and N edge of a contraction/conv workgroup tile
     # --- how the compile uses the target (not hardware): changes which code a group runs ---
