@@ -160,3 +160,51 @@ def test_cpu_tile_config_on_a_gpu_target_is_dropped() -> None:
     with pytest.warns(fo.FallbackWarning, match="compiled without our tile sizes on 1 ops"):
         m = fo.compile_mlir(text, target="sm_80", fusion="cost")
     assert m.fallbacks[-1].unwrapped_all and m.artifact.vmfb
+
+
+TWO_GROUPS = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @two(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = math.tanh %v : f32
+    linalg.yield %t : f32
+  } -> tensor<64x64xf32>
+  %m2 = linalg.matmul ins(%r, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m2 : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = math.exp %v : f32
+    linalg.yield %t : f32
+  } -> tensor<64x64xf32>
+  return %r2 : tensor<64x64xf32>
+}
+"""
+
+
+def test_unattributed_failure_is_traced_to_its_group_by_halving(monkeypatch: pytest.MonkeyPatch) -> None:
+    """IREE's SPIR-V lowering failed on ConvNeXt-V2's channels-first LayerNorm group at loc(unknown): rather
+    than every group, only the group that fails alone is given back. Simulated: a compile fails, at no
+    location, while the region holding the exp is in the module."""
+    calls: list[str] = []
+
+    def compile_module(module, session, target, extra_flags=(), *args, **kwargs):
+        text = str(module)
+        calls.append(text)
+        if any("math.exp" in r and "flow.dispatch.region" in r for r in text.split("flow.return")[:-1]):
+            raise CompileError("failed to legalize operation 'arith.constant'", "loc(unknown)")
+        return real_compile(module, session, target, extra_flags, *args, **kwargs)
+
+    monkeypatch.setattr(fallback, "compile_module", compile_module)
+    with pytest.warns(fo.FallbackWarning, match="found by halving"):
+        m = fo.compile_mlir(TWO_GROUPS, fusion="cost")
+    assert len(m.fallbacks) == 1 and m.fallbacks[0].group is not None and not m.fallbacks[0].unwrapped_all
+    assert "flow.dispatch.region" in calls[-1]          # the tanh group kept its region
+    x = np.random.default_rng(1).standard_normal((64, 64)).astype(np.float32) / 8
+    w = np.random.default_rng(2).standard_normal((64, 64)).astype(np.float32) / 8
+    np.testing.assert_allclose(m(x, w), np.exp(np.tanh(x @ w) @ w), rtol=1e-4, atol=1e-5)

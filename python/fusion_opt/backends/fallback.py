@@ -29,6 +29,7 @@ from .compile import compile_module_isolated as compile_module  # an IREE crash 
 from .faults import raise_injected_fault
 
 MAX_FALLBACKS = 16
+BISECT_MAX_COMPILES = 10  # compiles spent finding the group behind a failure IREE names no location for
 _GROUP = re.compile(re.escape(GROUP_LOC_PREFIX) + r"(\d+)")
 _FIRST_LOC = re.compile(r'loc\((?:fused\[)?(?:callsite\()?("[^"]*"(?::\d+:\d+)?)')  # fused[...]: IREE merged ops
 _PLAIN_LOC = re.compile(r":(\d+):(\d+)$")
@@ -53,6 +54,7 @@ class Fallback:
 LEFT = "left to IREE's own fusion"
 SPLIT = "IREE's own fusion of its ops failed too: each op compiled as a dispatch of its own"
 UNTUNED = "compiled with IREE's own tile sizes for its attention op instead of ours"
+BISECTED = "IREE named no location; the plan compiled without this group (found by halving it): " + LEFT
 
 
 def _tuned_attention(module: ir.Module, err: CompileError, regions: list[ir.Operation]) -> list[ir.Operation]:
@@ -130,6 +132,51 @@ def _split_given_back(err: CompileError, given: dict[int, list[ir.Operation]], s
     return hit
 
 
+def _group_ids(module: ir.Module) -> list[int]:
+    return sorted({int(m.group(1)) for r in regions_where(module, lambda r: True)
+                   if (m := _GROUP.search(str(r.location))) is not None})
+
+
+def _fails_with_only(module: ir.Module, keep: set[int], session: Session | None, target: str,
+                     extra_flags: tuple[str, ...], source_name: str) -> bool:
+    """Whether a copy of `module` with only the regions of the groups `keep` (the others unwrapped) fails."""
+    import io
+
+    buf = io.BytesIO()
+    module.operation.write_bytecode(buf)
+    copy = ir.Module.parse(buf.getvalue(), module.context)
+    for r in regions_where(copy, lambda r: (m := _GROUP.search(str(r.location))) is None or int(m.group(1)) not in keep):
+        unwrap_region(r)
+    try:
+        if FAULTS:
+            raise_injected_fault(copy, source_name)
+        compile_module(copy, session, target, extra_flags, None, count_dispatches=False, source_name=source_name)
+    except CompileError:
+        return True
+    return False
+
+
+def _bisect_culprit(module: ir.Module, session: Session | None, target: str, extra_flags: tuple[str, ...],
+                    source_name: str) -> int | None:
+    """The group whose region alone reproduces a failure IREE gave no location for, found by compiling
+    copies that keep half of the remaining candidates' regions (at most BISECT_MAX_COMPILES compiles);
+    None with fewer than two groups, or when no single group reproduces it. Why: such a failure (IREE's
+    SPIR-V lowering: "failed to legalize operation 'arith.constant'" at loc(unknown), ConvNeXt-V2's
+    channels-first LayerNorm group on Vulkan) otherwise hands every group back to IREE."""
+    cand = _group_ids(module)
+    if len(cand) < 2:
+        return None
+    budget = BISECT_MAX_COMPILES
+    while len(cand) > 1 and budget > 1:
+        half = cand[:len(cand) // 2]
+        budget -= 1
+        cand = half if _fails_with_only(module, set(half), session, target, extra_flags, source_name) \
+            else cand[len(half):]
+    if len(cand) != 1:
+        return None
+    return cand[0] if _fails_with_only(module, {cand[0]}, session, target, extra_flags, source_name) else None
+
+
 def _unwrap_all(module: ir.Module) -> int:
     """Give every region of the module back to IREE's formation; how many there were."""
     everything = regions_where(module, lambda r: True)
@@ -161,13 +208,14 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
 
     A failure no group can be blamed for (IREE reports it at a location of its own: torchvision's
     ConvNeXt failed in a data-tiled `map_store`, "write affecting operations on global resources are
-    restricted to workgroup distributed contexts") is answered in two steps, each said in a Fallback:
-    first every group is left to IREE's own fusion, then the module-level `levers` among `extra_flags`
-    (backends/levers.py: data tiling, O3) are dropped, then every op's `compilation_info` (tile sizes
-    a rewrite or the cost mode attached: a CPU config on a GPU target failed its pipeline). In that order because data tiling is worth more
+    restricted to workgroup distributed contexts") is answered in steps, each said in a Fallback: the
+    one group that reproduces it alone is given back (`_bisect_culprit`), else every group is left to
+    IREE's own fusion, then the module-level `levers` among `extra_flags` (backends/levers.py: data
+    tiling, O3) are dropped, then every op's `compilation_info` (tile sizes a rewrite or the cost mode
+    attached: a CPU config on a GPU target failed its pipeline). In that order because data tiling is worth more
     than the plan: torchvision's ViT-B/16, whose first LayerNorm group and then IREE's formation of its
     ops failed ("exceeded stack allocation limit"), ran 1.2 s without data tiling against 0.22 s in IREE's
-    own formation with it. Only a failure after both is raised. After MAX_FALLBACKS groups given back one
+    own formation with it. Only a failure after all of them is raised. After MAX_FALLBACKS groups given back one
     at a time, the rest of the plan goes back at once (18 GridSamples sharing one grid: IREE merged their
     common ops across groups, and each retry failed on the next pair)."""
     if not functions(module):  # IREE would fail to write an empty module ("failed to generate bytecode")
@@ -196,6 +244,11 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
                 parted = _split_given_back(err, given, split)
                 if parted:
                     fallbacks.extend(Fallback(g, msg, SPLIT) for g in parted)
+                    continue
+                culprit = _bisect_culprit(module, session, target, extra_flags, source_name)
+                if culprit is not None:
+                    given.update(_given_back(regions_of_group(module, culprit)))
+                    fallbacks.append(Fallback(culprit, msg, BISECTED))
                     continue
                 given_all = _unwrap_all(module)
                 if given_all:
