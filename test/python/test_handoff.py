@@ -56,3 +56,25 @@ def test_misfused_reads_needs_a_shared_value_and_a_strided_reader() -> None:
     assert misfused_reads(both, {0, 2}) == []          # the strided reader is ours: IREE cannot fuse into it
     alone = DataflowGraph("f", (relu, copy), (Edge(0, 1, 0),))
     assert misfused_reads(alone, {0, 1}) == []         # no other reader: fusing it is right
+
+
+def test_vulkan_leaves_an_outer_reduction_with_a_prologue_to_iree() -> None:
+    """IREE 3.13's SPIR-V code computed ConvNeXt-V2's GRN groups wrong on an H200 (an erf prologue into a sum
+    over positions with channels innermost); on Vulkan such a group is IREE's, for both our planners, and
+    the plan says why. The same graph keeps the group on a CUDA target (rule `spirv-outer-reduction` only)."""
+    from ir_helpers import describe_text
+    from test_cost import COLUMN_SUM_AFTER_ERF
+
+    from fusion_opt.cost import get_target_desc
+    from fusion_opt.fusion import plan
+    from fusion_opt.fusion.handoff import SPIRV_REASON
+
+    _, _, _, graph, _ = describe_text(COLUMN_SUM_AFTER_ERF)
+    vk, cuda = get_target_desc("vulkan"), get_target_desc("sm_80")
+    assert vk.spirv and not cuda.spirv
+    for strategy in ("cost", "greedy"):
+        on_vk = plan(graph, strategy, vk)
+        assert not any(len(g.ops) > 1 and graph.ops[g.root].kind is OpKind.REDUCTION for g in on_vk.groups)
+        assert any(SPIRV_REASON in n for n in on_vk.notes)
+    greedy_cuda = plan(graph, "greedy", cuda)
+    assert any(len(g.ops) > 2 for g in greedy_cuda.groups) and not any(SPIRV_REASON in n for n in greedy_cuda.notes)

@@ -168,6 +168,11 @@ class TargetDesc:
         return max(1, self.vector_bits // 32)
 
     @property
+    def spirv(self) -> bool:
+        """Compiled to SPIR-V (IREE's Vulkan backend): its own miscompiles (fusion/handoff.py)."""
+        return "spirv" in self.features
+
+    @property
     def packed_cols(self) -> int:
         """Columns of a data-tiled f32 matmul's packed right-hand tile on a CPU (IREE's mmt4d N0): a
         vector, 16 with AVX-512 (`innerTileSizes = [16, 1]` here), 8 with AVX2 or NEON."""

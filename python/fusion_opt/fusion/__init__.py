@@ -58,13 +58,18 @@ def plan(graph: DataflowGraph, strategy: str = DEFAULT_STRATEGY, target=None,
         found = plan_search(graph, target, **kw)
         if split_epilogues and (constraints is None or constraints.max_fusions is None):  # not while bisecting
             found = split_padded_epilogues(found, graph, target, constraints)
-        return hand_padded_groups_to_iree(found, graph, constraints, target.data_tiling, target.packed_cols)
+        return hand_padded_groups_to_iree(found, graph, constraints, target.data_tiling, target.packed_cols,
+                                          spirv=target.spirv)
     try:
         planner = STRATEGIES[strategy]
     except KeyError:
         raise UnknownStrategyError(
             f"unknown fusion strategy '{strategy}' (choose from {', '.join(STRATEGY_NAMES)})") from None
     result = planner(graph, **kw)
+    if target is not None and target.spirv and strategy == "greedy":  # the same miscompile (handoff.py)
+        from .handoff import hand_padded_groups_to_iree
+
+        result = hand_padded_groups_to_iree(result, graph, constraints, spirv=True)
     return annotate(result, graph, target) if target is not None else result
 
 

@@ -290,15 +290,40 @@ def _kept_copy_note(graph: DataflowGraph, g: Group, pack_cols: int) -> str | Non
             f"(fused, each tile would span two rows and store element by element)")
 
 
+SPIRV_REASON = ("left to IREE: a reduction over an outer dim (its input's innermost dim parallel) with a fused prologue, "
+                "which IREE 3.13's SPIR-V code computes wrong (ConvNeXt-V2's GRN on Vulkan: max error 0.09; IREE's "
+                "own formation of the same ops right)")
+
+
+def _h_spirv_outer_reduction(graph: DataflowGraph, g: Group) -> str | None:
+    """Vulkan only: a group rooted at an outer reduction with a prologue (a member before the root that is
+    not a fill). Measured on an H200 through NVIDIA's Vulkan driver (2026-12-04): of ConvNeXt-V2's 16 groups
+    compiled one at a time (the rest left to IREE), exactly the two GRN groups (an erf-GELU prologue, a sum
+    of squares over the positions with channels innermost, a sqrt epilogue, the GELU also returned) gave
+    wrong results (0.093 and 0.049 max error against onnxruntime), and a plan whose GRN groups held only
+    the square before the sum (and the sqrt after it) was wrong too (0.062); outer reductions with an
+    epilogue alone (its LayerNorms' means) were right. Which member triggers it was not isolated."""
+    from ..cost.model import outer_reduction
+
+    root = graph.ops[g.root] if g.root is not None else None
+    if root is None or not outer_reduction(root):
+        return None
+    from .legality import is_fill_like
+
+    return SPIRV_REASON if any(i < g.root and not is_fill_like(graph.ops[i]) for i in g.ops) else None
+
+
 def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
                                constraints: Constraints | None = None, data_tiling: bool = False,
-                               pack_cols: int = 16) -> FusionPlan:
+                               pack_cols: int = 16, spirv: bool = False) -> FusionPlan:
     """Drop every group a rule of `HANDOFFS` hands back to IREE (pinned groups stay); ops go to `unplaced`
     (splats to `cloned`: IREE clones them into each reader's dispatch).
     `data_tiling`: the compile data-tiles contractions, which adds the `packed-copy` rule for window
-    copies whose rows are whole packed tiles of `pack_cols` columns (`TargetDesc.packed_cols`)."""
+    copies whose rows are whole packed tiles of `pack_cols` columns (`TargetDesc.packed_cols`).
+    `spirv`: the target compiles to SPIR-V (Vulkan), which adds `spirv-outer-reduction`."""
     pinned = set().union(*constraints.pins) if constraints is not None and constraints.pins else set()
-    rules = [h.check for h in HANDOFFS] + ([partial(_h_packed_copy, pack_cols=pack_cols)] if data_tiling else [])
+    rules = [h.check for h in HANDOFFS] + ([partial(_h_packed_copy, pack_cols=pack_cols)] if data_tiling else []) \
+        + ([_h_spirv_outer_reduction] if spirv else [])
     held: set[int] = set()  # ops whose group stays ours: handed back too, IREE would miscompile (`misfused_reads`)
     while True:
         keep, handed = _select(plan, graph, rules, pinned | held)
