@@ -70,3 +70,15 @@ def test_mode_syntax() -> None:
     with pytest.raises(ValueError, match="MODE"):
         parse_mode("cost/winograd")
     assert _remote(str(Path("/nonexistent"))).returncode == 1
+
+
+def test_bad_arguments_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from fusion_opt.backends.compile import PARAM_SCOPE
+    from fusion_opt.bench import remote_run
+
+    assert remote_run.PARAM_SCOPE == PARAM_SCOPE  # the runner cannot import it: kept equal by hand
+    assert cli.main(["export", str(tmp_path / "o"), "--suite", "layernorm", "--target", "tpu"]) == 2
+    assert cli.main(["export", str(tmp_path / "o"), "--models", str(tmp_path / "none.onnx")]) == 2
+    err = capsys.readouterr().err
+    assert "unknown target" in err and "no such model file" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()

@@ -106,18 +106,30 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_export(args: argparse.Namespace) -> int:
     from .export import export
 
+    from ..backends.targets import get_target
+    from ..errors import FusionOptError
+
     suite = _names(args.suite)
-    if not suite and not args.models:
-        print("fusion-bench export: name models with --models or --suite", file=sys.stderr)
+    missing = [str(p) for p in args.models or () if not p.is_file()]
+    unknown = [n for n in suite if n not in models.SUITE]
+    problem = ("name models with --models or --suite" if not suite and not args.models else
+               f"no such model file: {', '.join(missing)}" if missing else
+               f"unknown suite model(s): {', '.join(unknown)}" if unknown else None)
+    try:
+        get_target(args.target)
+    except FusionOptError as e:
+        problem = problem or str(e)
+    if problem:
+        print(f"fusion-bench export: {problem}", file=sys.stderr)
         return 2
     paths = [(n, models.ensure_model(n, args.cache)) for n in suite]
     paths += [(p.stem, p) for p in args.models or ()]
     manifest = export(paths, _names([args.fusion_modes]), args.target, args.out, args.seed)
     for rec in manifest["models"]:
         row = "  ".join(f"{mode}: {e.get('dispatches', 'ERROR ' + e.get('error', ''))}" for mode, e in rec["modes"].items())
-        print(f"{rec['model']:<16} dispatches  {row}")
+        print(f"{rec['model']:<16} " + (f"ERROR {rec['error']}" if "error" in rec else f"dispatches  {row}"))
     print(f"wrote {args.out / 'manifest.json'}")
-    return 1 if any("error" in e for r in manifest["models"] for e in r["modes"].values()) else 0
+    return 1 if any("error" in r or any("error" in e for e in r["modes"].values()) for r in manifest["models"]) else 0
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

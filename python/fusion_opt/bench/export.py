@@ -63,10 +63,14 @@ def export_model(path: Path, name: str, modes: Sequence[str], target: str, out: 
     import fusion_opt as fo
 
     rec: dict[str, Any] = {"model": name, "modes": {}}
-    inputs, refs = models.load_inputs(path, seed)
-    rec["reference"] = "npz" if refs is not None else "onnxruntime"
-    if refs is None:
-        refs = as_outputs(models.ort_session(path).run(None, inputs))
+    try:
+        inputs, refs = models.load_inputs(path, seed)
+        rec["reference"] = "npz" if refs is not None else "onnxruntime"
+        if refs is None:
+            refs = as_outputs(models.ort_session(path).run(None, inputs))
+    except Exception as e:  # noqa: BLE001 - a model without inputs or reference is recorded, not fatal
+        rec["error"] = f"inputs / reference: {short_error(e)}"
+        return rec
     order: tuple[str, ...] | None = None
     for mode in modes:
         entry: dict[str, Any] = {}

@@ -21,7 +21,7 @@ import numpy as np
 
 from .timing import as_outputs, max_abs_err, measure, paired_ratio, short_error
 
-PARAM_SCOPE = "model"  # backends/compile.py writes the weights under this scope
+PARAM_SCOPE = "model"  # backends.compile.PARAM_SCOPE (not imported: that module needs IREE's compiler)
 
 
 def _close(got: Sequence[np.ndarray], want: Sequence[np.ndarray], rtol: float, atol: float) -> bool:
@@ -63,7 +63,12 @@ def load_module(directory: Path, entry: dict[str, Any], driver: str) -> tuple[An
 def run_model(directory: Path, rec: dict[str, Any], driver: str, rtol: float, atol: float, repeat: int,
               warmup: int) -> dict[str, Any]:
     """One result record: per mode its dispatches, error against the reference and median time."""
+    import iree.runtime as rt
+
     out: dict[str, Any] = {"model": rec["model"]}
+    if "error" in rec:
+        out["error"] = f"export: {rec['error']}"
+        return out
     with np.load(directory / rec["data"]) as z:
         inputs = [z[f"input_{i}"] for i in range(sum(k.startswith("input_") for k in z.files))]
         refs = [z[f"ref_{i}"] for i in range(sum(k.startswith("ref_") for k in z.files))]
@@ -76,8 +81,6 @@ def run_model(directory: Path, rec: dict[str, Any], driver: str, rtol: float, at
         try:
             fn, device = load_module(directory, entry, driver)
             got = [np.asarray(a) for a in as_outputs(_host(fn(*inputs)))]
-            import iree.runtime as rt
-
             resident = [rt.asdevicearray(device, a) for a in inputs]
         except Exception as e:  # noqa: BLE001 - one module failing must not stop the others
             errors.append(f"{mode}: {short_error(e)}")
@@ -103,7 +106,7 @@ def run_model(directory: Path, rec: dict[str, Any], driver: str, rtol: float, at
 
 
 def _host(res: Any) -> Any:
-    """Device results copied to host arrays: a timed call covers upload, every dispatch and download."""
+    """Device results copied to host arrays (for the check; timed calls leave them on the device)."""
     if isinstance(res, tuple):
         return tuple(r.to_host() for r in res)
     return res.to_host()
