@@ -162,19 +162,8 @@ def test_cpu_tile_config_on_a_gpu_target_is_dropped() -> None:
     assert m.fallbacks[-1].unwrapped_all and m.artifact.vmfb
 
 
-TWO_GROUPS = """
-#id = affine_map<(d0, d1) -> (d0, d1)>
-func.func @two(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<64x64xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
-  %m = linalg.matmul ins(%x, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
-  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%m : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
-  ^bb0(%v: f32, %o: f32):
-    %t = math.tanh %v : f32
-    linalg.yield %t : f32
-  } -> tensor<64x64xf32>
+# TEXT and a second matmul + exp reading its result: two groups.
+TWO_GROUPS = TEXT.replace("  return %r : tensor<64x64xf32>", """\
   %m2 = linalg.matmul ins(%r, %w : tensor<64x64xf32>, tensor<64x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
   %r2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%m2 : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
@@ -182,9 +171,7 @@ func.func @two(%x: tensor<64x64xf32>, %w: tensor<64x64xf32>) -> tensor<64x64xf32
     %t = math.exp %v : f32
     linalg.yield %t : f32
   } -> tensor<64x64xf32>
-  return %r2 : tensor<64x64xf32>
-}
-"""
+  return %r2 : tensor<64x64xf32>""")
 
 
 def test_unattributed_failure_is_traced_to_its_group_by_halving(monkeypatch: pytest.MonkeyPatch) -> None:
