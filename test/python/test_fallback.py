@@ -195,3 +195,14 @@ def test_unattributed_failure_is_traced_to_its_group_by_halving(monkeypatch: pyt
     x = np.random.default_rng(1).standard_normal((64, 64)).astype(np.float32) / 8
     w = np.random.default_rng(2).standard_normal((64, 64)).astype(np.float32) / 8
     np.testing.assert_allclose(m(x, w), np.exp(np.tanh(x @ w) @ w), rtol=1e-4, atol=1e-5)
+
+
+def test_halving_stops_when_iree_fails_without_our_regions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failure that IREE's own formation has too is no group's fault: one compile of the region-free copy
+    says so, and the fallback goes on to hand back every group, then to drop the levers (as before)."""
+    broken, calls = _unattributed(lambda text, flags: "--iree-opt-data-tiling" in flags)
+    monkeypatch.setattr(fallback, "compile_module", broken)
+    with pytest.warns(fo.FallbackWarning, match="compiled without --iree-opt-data-tiling"):
+        m = fo.compile_mlir(TWO_GROUPS, fusion="cost")
+    assert [(f.group, f.unwrapped_all) for f in m.fallbacks] == [(None, True), (None, False)]
+    assert len(calls) <= 5  # failing compile, the region-free probe, all groups back, without the levers

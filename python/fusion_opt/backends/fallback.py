@@ -160,13 +160,14 @@ def _bisect_culprit(module: ir.Module, session: Session | None, target: str, ext
                     source_name: str) -> int | None:
     """The group whose region alone reproduces a failure IREE gave no location for, found by compiling
     copies that keep half of the remaining candidates' regions (at most BISECT_MAX_COMPILES compiles);
-    None with fewer than two groups, or when no single group reproduces it. Why: such a failure (IREE's
+    None with fewer than two groups, when the copy without any region fails too (checked first: IREE's
+    own formation is at fault, as with a data-tiled `map_store`), or when no single group reproduces it. Why: such a failure (IREE's
     SPIR-V lowering: "failed to legalize operation 'arith.constant'" at loc(unknown), ConvNeXt-V2's
     channels-first LayerNorm group on Vulkan) otherwise hands every group back to IREE."""
     cand = _group_ids(module)
-    if len(cand) < 2:
-        return None
-    budget = BISECT_MAX_COMPILES
+    if len(cand) < 2 or _fails_with_only(module, set(), session, target, extra_flags, source_name):
+        return None  # failing with no region of ours: no group is at fault (each "culprit" would be wrong)
+    budget = BISECT_MAX_COMPILES - 1
     while len(cand) > 1 and budget > 1:
         half = cand[:len(cand) // 2]
         budget -= 1
