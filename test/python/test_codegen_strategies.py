@@ -166,6 +166,7 @@ def test_library_flag_is_process_global_and_cpu_only():
     finished by iree-compile; GPU targets are refused up front."""
     from fusion_opt.errors import CompileError
     from fusion_opt.backends.compile import _private_copy
+    from fusion_opt.backends.targets import get_target
 
     [flag] = codegen_flags("host")
     assert flag.startswith("--iree-codegen-transform-dialect-library=")
@@ -174,7 +175,7 @@ def test_library_flag_is_process_global_and_cpu_only():
     s = new_session()
     m = parse_mlir(CASES[0][1], s.context, "t.mlir")
     with pytest.raises(CompileError, match="option not found: iree-codegen-transform-dialect-library"):
-        _private_copy(m, (flag,), "t.mlir")
+        _private_copy(m, get_target("host"), (flag,), "t.mlir")
     with pytest.raises(UnsupportedError, match="llvm-cpu only"):
         codegen_flags("sm_80")
     assert "codegen" not in list_strategies()  # a sub-folder: not a --strategy
