@@ -26,6 +26,16 @@ def new_session() -> Session:
 FUSE_ATTR, NO_FUSE_ATTR = "fusion_opt.fuse", "fusion_opt.no_fuse"
 
 
+def bytecode(module: ir.Module) -> bytes:
+    """The module as MLIR bytecode (locations kept): how a module is copied into another context or a
+    child process."""
+    import io
+
+    buf = io.BytesIO()
+    module.operation.write_bytecode(buf)
+    return buf.getvalue()
+
+
 def op_name(op: ir.Operation | ir.OpView) -> str:
     return op.operation.name
 

@@ -17,7 +17,6 @@ compile, so a compile that needs one runs in process up to the `flow` phase as u
 """
 from __future__ import annotations
 
-import io
 import os
 import re
 import shutil
@@ -29,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CompileError
-from ..ir import Output, Session, ir, new_session, signature_has_f64
+from ..ir import Output, Session, bytecode, ir, new_session, signature_has_f64
 from . import _capi
 from .barriers import has_dispatch_regions, strip_region_barriers
 from .flow_ir import FlowSite, count_flow_dispatches, flow_sites
@@ -250,15 +249,14 @@ def _private_copy(module: ir.Module, target: Target, flags: tuple[str, ...], sou
                   ) -> tuple[Session, ir.Module]:
     """A new session with `flags`, holding a bytecode copy of `module` (locations preserved) that carries
     the target's `hal.device.targets` where the target has one."""
-    buf = io.BytesIO()
-    module.operation.write_bytecode(buf)
+    data = bytecode(module)
     cs = new_session()
     try:
         cs.set_flags(*flags)
     except ValueError as e:  # unknown flag or bad value: the message spans several lines
         cs.close()
         raise CompileError(" ".join(str(e).split()), "flags") from None
-    m2 = ir.Module.parse(buf.getvalue(), cs.context)
+    m2 = ir.Module.parse(data, cs.context)
     if target.device_targets is not None:
         m2.operation.attributes["hal.device.targets"] = ir.Attribute.parse(target.device_targets, cs.context)
     return cs, m2

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..analysis.classify import ATTENTION_OP
 from ..errors import CompileError, InputError
-from ..ir import Session, functions, ir
+from ..ir import Session, bytecode, functions, ir
 from ..transforms.dispatch_regions import (GROUP_LOC_PREFIX, group_location, regions_holding_loc,
                                            regions_of_group, regions_where, unwrap_region, wrap_group)
 from ..testhooks import FAULTS
@@ -108,11 +108,11 @@ def _given_back(regions: list[ir.Operation]) -> dict[int, list[ir.Operation]]:
     """Unwrap `regions`; the ops each stamped group gave back, by group id."""
     out: dict[int, list[ir.Operation]] = {}
     for r in regions:
-        m = _GROUP.search(str(r.location))
+        gid = _region_group(r)
         ops = [o.operation for o in r.regions[0].blocks[0].operations][:-1]  # not the flow.return
         unwrap_region(r)
-        if m is not None:
-            out.setdefault(int(m.group(1)), []).extend(ops)
+        if gid is not None:
+            out.setdefault(gid, []).extend(ops)
     return out
 
 
@@ -132,20 +132,21 @@ def _split_given_back(err: CompileError, given: dict[int, list[ir.Operation]], s
     return hit
 
 
-def _group_ids(module: ir.Module) -> list[int]:
-    return sorted({int(m.group(1)) for r in regions_where(module, lambda r: True)
-                   if (m := _GROUP.search(str(r.location))) is not None})
+def _region_group(region: ir.Operation) -> int | None:
+    """The group id a region's `fusion_group_N` location stamp names, if any."""
+    m = _GROUP.search(str(region.location))
+    return int(m.group(1)) if m is not None else None
+
+
+def _group_ids(regions: list[ir.Operation]) -> list[int]:
+    return sorted({g for r in regions if (g := _region_group(r)) is not None})
 
 
 def _fails_with_only(module: ir.Module, keep: set[int], session: Session | None, target: str,
                      extra_flags: tuple[str, ...], source_name: str) -> bool:
     """Whether a copy of `module` with only the regions of the groups `keep` (the others unwrapped) fails."""
-    import io
-
-    buf = io.BytesIO()
-    module.operation.write_bytecode(buf)
-    copy = ir.Module.parse(buf.getvalue(), module.context)
-    for r in regions_where(copy, lambda r: (m := _GROUP.search(str(r.location))) is None or int(m.group(1)) not in keep):
+    copy = ir.Module.parse(bytecode(module), module.context)
+    for r in regions_where(copy, lambda r: _region_group(r) not in keep):
         unwrap_region(r)
     try:
         if FAULTS:
@@ -164,7 +165,7 @@ def _bisect_culprit(module: ir.Module, session: Session | None, target: str, ext
     own formation is at fault, as with a data-tiled `map_store`), or when no single group reproduces it. Why: such a failure (IREE's
     SPIR-V lowering: "failed to legalize operation 'arith.constant'" at loc(unknown), ConvNeXt-V2's
     channels-first LayerNorm group on Vulkan) otherwise hands every group back to IREE."""
-    cand = _group_ids(module)
+    cand = _group_ids(regions_where(module, lambda r: True))
     if len(cand) < 2 or _fails_with_only(module, set(), session, target, extra_flags, source_name):
         return None  # failing with no region of ours: no group is at fault (each "culprit" would be wrong)
     budget = BISECT_MAX_COMPILES - 1
@@ -236,7 +237,7 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
             if tuned:
                 for o in tuned:
                     del o.attributes["compilation_info"]
-                gids = sorted({int(m.group(1)) for r in regions if (m := _GROUP.search(str(r.location)))})
+                gids = _group_ids(regions)
                 msg = " ".join(err.message.split())[:200]
                 fallbacks.extend(Fallback(g, msg, UNTUNED) for g in gids or [None])
                 continue

@@ -80,7 +80,7 @@ def run_model(directory: Path, rec: dict[str, Any], driver: str, rtol: float, at
         out[f"dispatches_{mode}"] = entry["dispatches"]
         try:
             fn, device = load_module(directory, entry, driver)
-            got = [np.asarray(a) for a in as_outputs(_host(fn(*inputs)))]
+            got = as_outputs(_host(fn(*inputs)))
             resident = [rt.asdevicearray(device, a) for a in inputs]
         except Exception as e:  # noqa: BLE001 - one module failing must not stop the others
             errors.append(f"{mode}: {short_error(e)}")

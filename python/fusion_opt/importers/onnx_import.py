@@ -1,7 +1,6 @@
 """ONNX -> torch dialect -> Linalg on tensors, in process (recipe verified in shared/ARCHITECTURE.md)."""
 from __future__ import annotations
 
-import io
 import os
 import re
 import tempfile
@@ -11,7 +10,7 @@ from pathlib import Path
 import onnx
 
 from ..errors import InputError, UnsupportedError
-from ..ir import PassManager, ir, new_session
+from ..ir import PassManager, bytecode, ir, new_session
 from .constant_reads import drop_constant_reads
 from .isolate import run_isolated
 from .mlir_normalize import fold_copy_generics
@@ -337,13 +336,7 @@ def _global_opt(path: str, where: str, via_text: bool = False) -> bytes:
     drop_constant_reads(module)  # a constant in a map crashes the transpose propagation (constant_reads)
     _run(module, GLOBAL_OPT, linalg.context, where)
     _run(module, FOLD_UNIT_DIMS, linalg.context, where)
-    return _bytecode(module)
-
-
-def _bytecode(module: ir.Module) -> bytes:
-    buf = io.BytesIO()
-    module.operation.write_bytecode(buf)
-    return buf.getvalue()
+    return bytecode(module)
 
 
 def import_onnx(model: str | os.PathLike[str] | onnx.ModelProto, context: ir.Context,

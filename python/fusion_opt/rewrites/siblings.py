@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from ..analysis.opdesc import DataflowGraph, OpDesc
 from ..cost.group import elem_bytes
-from ..cost.model import estimate
+from ..cost.model import estimate, matmul_dims
 from ..cost.targets import TargetDesc
 from ..fusion.legality import numel
 from ..ir import ir
@@ -75,10 +75,10 @@ def stacked_desc(ops: Sequence[OpDesc], s: Stacking) -> OpDesc:
 STACKED_EFFICIENCY = 0.65
 
 
-def rows(op: OpDesc) -> int:
-    """M: the extent of the loops the input and the result read and the weight does not."""
-    lhs, rhs, out = op.map_dims
-    return numel(tuple(op.loop_ranges[d] for d in set(lhs) & set(out) if d >= 0 and d not in rhs))
+def rows(op: OpDesc) -> int | None:
+    """M: the extent of the matmul's M loops (`cost.model.matmul_dims`), None when it is not a plain one."""
+    dims = matmul_dims(op)
+    return None if dims is None else numel(tuple(op.loop_ranges[d] for d in dims[1]))
 
 
 def decide(graph: DataflowGraph, s: Stacking, target: TargetDesc) -> Choice:
