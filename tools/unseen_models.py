@@ -1062,3 +1062,158 @@ BATCH8: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor
     "gmlp": (GMLP, lambda: (torch.randn(2, 32, 48),)),
     "conformer": (ConformerConv, lambda: (torch.randn(1, 50, 64),)),
 }
+
+
+class LlamaGQA(nn.Module):
+    """A Llama block with grouped-query attention: RMSNorm, rotary embeddings (cos / sin tables computed in the
+    graph, rotate-half by slicing), 8 query heads over 2 key/value heads (repeat_interleave), torch's
+    scaled_dot_product_attention with is_causal, and a SwiGLU MLP."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        d, self.h, self.kv = 64, 8, 2
+        self.hd = d // self.h
+        self.q, self.o = nn.Linear(d, d, bias=False), nn.Linear(d, d, bias=False)
+        self.k, self.v = nn.Linear(d, self.kv * self.hd, bias=False), nn.Linear(d, self.kv * self.hd, bias=False)
+        self.n1, self.n2 = nn.Parameter(1 + 0.1 * torch.randn(d)), nn.Parameter(1 + 0.1 * torch.randn(d))
+        self.w1, self.w3, self.w2 = nn.Linear(d, 160, bias=False), nn.Linear(d, 160, bias=False), nn.Linear(160, d, bias=False)
+
+    @staticmethod
+    def _rms(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w
+
+    def _rope(self, x: torch.Tensor) -> torch.Tensor:
+        T = x.shape[2]
+        inv = 1.0 / (10000 ** (torch.arange(0, self.hd, 2, dtype=torch.float32) / self.hd))
+        ang = torch.arange(T, dtype=torch.float32)[:, None] * inv[None, :]
+        cos, sin = torch.cat([ang, ang], -1).cos(), torch.cat([ang, ang], -1).sin()
+        x1, x2 = x[..., : self.hd // 2], x[..., self.hd // 2:]
+        return x * cos + torch.cat([-x2, x1], -1) * sin
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        B, T, D = x.shape
+        n = self._rms(x, self.n1)
+        q = self._rope(self.q(n).view(B, T, self.h, self.hd).transpose(1, 2))
+        k = self._rope(self.k(n).view(B, T, self.kv, self.hd).transpose(1, 2))
+        v = self.v(n).view(B, T, self.kv, self.hd).transpose(1, 2)
+        k, v = k.repeat_interleave(self.h // self.kv, 1), v.repeat_interleave(self.h // self.kv, 1)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.o(a.transpose(1, 2).reshape(B, T, D))
+        n = self._rms(x, self.n2)
+        return x + self.w2(F.silu(self.w1(n)) * self.w3(n))
+
+
+class SelectiveScan(nn.Module):
+    """A Mamba-style block: in-projection to x and gate, a causal depthwise Conv1d (k 4, left-padded), softplus
+    step sizes, a diagonal state-space recurrence over 16 steps written out (exp of dt * A, a running state
+    per step, C-weighted sums), SiLU gating and an out-projection."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        d, e, self.n = 32, 64, 8
+        self.inp, self.out = nn.Linear(d, 2 * e), nn.Linear(e, d)
+        self.conv = nn.Conv1d(e, e, 4, groups=e, padding=3)
+        self.dt, self.bc = nn.Linear(e, e), nn.Linear(e, 2 * self.n)
+        self.A = nn.Parameter(-torch.rand(e, self.n) - 0.5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        B, T, _ = x.shape
+        u, g = self.inp(x).chunk(2, -1)
+        u = F.silu(self.conv(u.transpose(1, 2))[..., :T].transpose(1, 2))          # [B, T, E]
+        dt = F.softplus(self.dt(u))                                              # [B, T, E]
+        Bm, Cm = self.bc(u).chunk(2, -1)                                         # [B, T, N]
+        dA = torch.exp(dt[..., None] * self.A)                                   # [B, T, E, N]
+        dBu = (dt * u)[..., None] * Bm[:, :, None, :]                            # [B, T, E, N]
+        h = torch.zeros(B, u.shape[-1], self.n)
+        ys = []
+        for t in range(T):
+            h = dA[:, t] * h + dBu[:, t]
+            ys.append((h * Cm[:, t, None, :]).sum(-1))
+        y = torch.stack(ys, 1) * F.silu(g)
+        return x + self.out(y)
+
+
+class STN(nn.Module):
+    """A spatial transformer: a small localization net (conv, max pool, ReLU, Linear) predicting a 2x3 affine
+    matrix, an affine sampling grid + bilinear grid_sample of the input (zeros padding), then a conv classifier."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loc = nn.Sequential(nn.Conv2d(1, 8, 7), nn.MaxPool2d(2), nn.ReLU(), nn.Conv2d(8, 10, 5), nn.MaxPool2d(2), nn.ReLU())
+        self.fc = nn.Sequential(nn.Linear(10 * 3 * 3, 32), nn.ReLU(), nn.Linear(32, 6))
+        with torch.no_grad():
+            self.fc[2].weight.mul_(0.01)
+            self.fc[2].bias.copy_(torch.tensor([1.0, 0, 0, 0, 1, 0]))
+        self.head = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        theta = self.fc(self.loc(x).flatten(1)).view(-1, 2, 3)
+        B, _, H, W = x.shape                     # affine_grid by hand (torch exports AffineGrid from opset 20)
+        ys, xs = torch.meshgrid((torch.arange(H) * 2 + 1) / H - 1, (torch.arange(W) * 2 + 1) / W - 1, indexing="ij")
+        base = torch.stack([xs, ys, torch.ones_like(xs)], -1).view(1, H * W, 3)
+        grid = (base @ theta.transpose(1, 2)).view(B, H, W, 2)
+        return self.head(F.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False))
+
+
+class DGCNN(nn.Module):
+    """DGCNN's EdgeConv: pairwise squared distances (matmul and norms), top-k nearest neighbours (TopK indices),
+    neighbour features gathered by flattened index, edge features [x_j - x_i, x_i] through a 1x1 Conv2d + BN +
+    LeakyReLU, max over neighbours, twice; global max pool and a Linear."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.k = 8
+        self.e1 = nn.Sequential(nn.Conv2d(6, 32, 1, bias=False), nn.BatchNorm2d(32), nn.LeakyReLU(0.2))
+        self.e2 = nn.Sequential(nn.Conv2d(64, 32, 1, bias=False), nn.BatchNorm2d(32), nn.LeakyReLU(0.2))
+        self.fc = nn.Linear(64, 10)
+
+    def _edge(self, x: torch.Tensor, conv: nn.Module) -> torch.Tensor:
+        B, C, N = x.shape
+        inner = -2 * x.transpose(1, 2) @ x
+        sq = (x ** 2).sum(1, keepdim=True)
+        idx = (-sq - inner - sq.transpose(1, 2)).topk(self.k, -1)[1]            # [B, N, k]
+        idx = (idx + torch.arange(B).view(-1, 1, 1) * N).view(-1)
+        xt = x.transpose(1, 2).reshape(B * N, C)
+        nb = xt[idx].view(B, N, self.k, C)
+        ctr = xt.view(B, N, 1, C).expand(-1, -1, self.k, -1)
+        f = torch.cat([nb - ctr, ctr], 3).permute(0, 3, 1, 2)                    # [B, 2C, N, k]
+        return conv(f).max(-1)[0]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a = self._edge(x, self.e1)
+        b = self._edge(a, self.e2)
+        return self.fc(torch.cat([a, b], 1).max(-1)[0])
+
+
+class MobileViT(nn.Module):
+    """A MobileViT block: local 3x3 conv + 1x1 projection, unfold into 2x2 patches by reshape / permute,
+    a transformer layer over the patches (nn.TransformerEncoderLayer, SiLU), fold back, 1x1 projection, concat
+    with the input and a 3x3 fusion conv; BN + SiLU throughout."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        c, d = 32, 48
+
+        def cbs(i: int, o: int, k: int) -> nn.Module:
+            return nn.Sequential(nn.Conv2d(i, o, k, padding=k // 2, bias=False), nn.BatchNorm2d(o), nn.SiLU())
+        self.stem, self.local, self.proj = cbs(3, c, 3), cbs(c, c, 3), nn.Conv2d(c, d, 1, bias=False)
+        self.tf = nn.TransformerEncoderLayer(d, 4, 2 * d, dropout=0.0, activation=F.silu, batch_first=True, norm_first=True)
+        self.back, self.fuse = cbs(d, c, 1), cbs(2 * c, c, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.stem(x)
+        y = self.proj(self.local(x))
+        B, D, H, W = y.shape
+        p = y.reshape(B, D, H // 2, 2, W // 2, 2).permute(0, 3, 5, 2, 4, 1).reshape(B * 4, (H // 2) * (W // 2), D)
+        p = self.tf(p)
+        y = p.reshape(B, 2, 2, H // 2, W // 2, D).permute(0, 5, 3, 1, 4, 2).reshape(B, D, H, W)
+        return self.fuse(torch.cat([x, self.back(y)], 1))
+
+
+BATCH9: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
+    "llamagqa": (LlamaGQA, lambda: (torch.randn(1, 24, 64),)),
+    "selscan": (SelectiveScan, lambda: (torch.randn(2, 16, 32),)),
+    "stn": (STN, lambda: (torch.randn(2, 1, 28, 28),)),
+    "dgcnn": (DGCNN, lambda: (torch.randn(2, 3, 64),)),
+    "mobilevit": (MobileViT, lambda: (torch.randn(1, 3, 32, 32),)),
+}

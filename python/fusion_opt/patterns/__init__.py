@@ -50,6 +50,12 @@ PATTERNS: tuple[Pattern, ...] = (
             "an i8 round trip per activation", "the two bodies as one elementwise op over the quantize's domain "
             "(a reshape between them moved after it), an epilogue of the op before: exact (rewrites/quant_pair.py)",
             match.quant_pair, rewrite=True),
+    Pattern("slice-concat", "rotary embeddings' rotate_half, cat(-x[..., h:], x[..., :h], -1), is slices, a negate "
+            "and an innermost-dim concat, which IREE lowers by transposing every piece and the result (three copy "
+            "dispatches) with the rotary multiply-add split around them", "one elementwise op over the concat's "
+            "result reading the slices' source row at a selected column (`tensor.extract`), each piece's body "
+            "selected by `linalg.index`: it fuses with the rotary arithmetic; exact (rewrites/slice_concat.py)",
+            match.slice_concat, rewrite=True),
     Pattern("int-matmul-narrow", "quantized models' integer matmuls import as i32 x i32 -> i64 (torch's integer "
             "matmul), which IREE runs as scalar-width i64 arithmetic (128x768x3072: 17 ms); i16 x i16 -> i32 is "
             "data-tiled (2.3 ms)", "operands whose values provably fit i16 (extensions of 8-bit values, zero "

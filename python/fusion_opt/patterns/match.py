@@ -59,6 +59,11 @@ def quant_pair(graph: DataflowGraph) -> Hits:
     return [tuple(i for i in site if i is not None) for site in find(graph)]
 
 
+def slice_concat(graph: DataflowGraph) -> Hits:
+    from ..rewrites.slice_concat import find
+    return [(s.concat, *(i for p in s.pieces for i in p if i is not None)) for s in find(graph)]
+
+
 def int_matmul_narrow(graph: DataflowGraph) -> Hits:
     from ..rewrites.int_narrow import find
     return [(i,) for i in find(graph)]
