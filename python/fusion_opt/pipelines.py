@@ -28,6 +28,8 @@ from .rewrites.quant_pair import NAME as QUANT_PAIR
 from .rewrites.quant_pair import fold_quant_pairs
 from .rewrites.slice_concat import NAME as SLICE_CONCAT
 from .rewrites.slice_concat import gather_slice_concats
+from .rewrites.sort_topk import NAME as SORT_TOPK
+from .rewrites.sort_topk import sorts_to_topk
 from .rewrites.int_narrow import narrow_int_matmuls
 from .rewrites.unit_batch import flatten_unit_batches
 from .rewrites.choice import Rewrite
@@ -41,7 +43,7 @@ from .transforms.padded_results import write_pads_into_regions
 PLAIN_REWRITES = {DEAD_TAPS: drop_dead_taps,
                   "conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
                   "bias-epilogue": bias_to_epilogue, POOL_CONV: swap_pools, INT_NARROW: narrow_int_matmuls,
-                  QUANT_PAIR: fold_quant_pairs, SLICE_CONCAT: gather_slice_concats,
+                  QUANT_PAIR: fold_quant_pairs, SLICE_CONCAT: gather_slice_concats, SORT_TOPK: sorts_to_topk,
                   "unit-batch-matmul": flatten_unit_batches,
                   bmm_tiles.NAME: bmm_tiles.attach_bmm_tiles}
 CPU_ONLY = frozenset({bmm_tiles.NAME})  # llvm-cpu tile sizes: meaningless to the GPU pipelines

@@ -56,6 +56,10 @@ PATTERNS: tuple[Pattern, ...] = (
             "result reading the slices' source row at a selected column (`tensor.extract`), each piece's body "
             "selected by `linalg.index`: it fuses with the rotary arithmetic; exact (rewrites/slice_concat.py)",
             match.slice_concat, rewrite=True),
+    Pattern("sort-topk", "ONNX TopK imports as a sort of the whole row and slices of its first k entries; IREE "
+            "sorts each row with scalar code quadratic in its length (DGCNN's k = 8 of 64: 515 us per TopK)",
+            "`iree_linalg_ext.topk`: one pass keeping the k best per row, indices widened to i64; exact, ties "
+            "included (rewrites/sort_topk.py)", match.sort_topk, rewrite=True),
     Pattern("int-matmul-narrow", "quantized models' integer matmuls import as i32 x i32 -> i64 (torch's integer "
             "matmul), which IREE runs as scalar-width i64 arithmetic (128x768x3072: 17 ms); i16 x i16 -> i32 is "
             "data-tiled (2.3 ms)", "operands whose values provably fit i16 (extensions of 8-bit values, zero "
