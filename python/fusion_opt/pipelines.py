@@ -46,7 +46,9 @@ PLAIN_REWRITES = {DEAD_TAPS: drop_dead_taps,
                   QUANT_PAIR: fold_quant_pairs, SLICE_CONCAT: gather_slice_concats, SORT_TOPK: sorts_to_topk,
                   "unit-batch-matmul": flatten_unit_batches,
                   bmm_tiles.NAME: bmm_tiles.attach_bmm_tiles}
-CPU_ONLY = frozenset({bmm_tiles.NAME})  # llvm-cpu tile sizes: meaningless to the GPU pipelines
+# bmm-tiles: llvm-cpu tile sizes, meaningless to the GPU pipelines; sort-topk: IREE 3.13's CUDA and SPIR-V
+# pipelines fail on its top-k op as a dispatch of ours ("LLVM Translation failed ... unrealized_conversion_cast")
+CPU_ONLY = frozenset({bmm_tiles.NAME, SORT_TOPK})
 ATTRIBUTE_ONLY = frozenset({bmm_tiles.NAME})  # sets an attribute: op indices stay valid
 # The user's layout choice (`layout="nhwc"`), run first, the order measured in docs/patterns.md. After
 # the plain rewrites instead, Conv-BN folds all of ResNet-50's 53 BatchNorms (36 when first: the
