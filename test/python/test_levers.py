@@ -6,19 +6,22 @@ from types import SimpleNamespace
 import pytest
 
 from fusion_opt.analysis.opdesc import OpDesc, OpKind
-from fusion_opt.backends.levers import DATA_TILING, data_tiling_flags, data_tiling_planned
+from fusion_opt.backends.levers import DATA_TILING, data_tiling_flags, data_tiling_planned, packing_pays
 
 
-def contraction(batch: bool = False) -> OpDesc:
-    """[B?, M, K] x [B?, K, N]: a plain matmul, or a batch matmul (attention's QK^T)."""
+def contraction(batch: bool = False, size: int = 256, first: int | None = -1, stored_nm: bool = False) -> OpDesc:
+    """[B?, M, K] x [B?, K, N] of `size`^3: a plain matmul (its first operand a function argument, or
+    `first` = None: a constant; `stored_nm`: the result stored [N, M]), or a batch matmul (attention's QK^T)."""
     if batch:
         maps = ("(d0, d1, d2, d3) -> (d0, d1, d3)", "(d0, d1, d2, d3) -> (d0, d3, d2)", "(d0, d1, d2, d3) -> (d0, d1, d2)")
         its, dims = ("parallel",) * 3 + ("reduction",), ((0, 1, 3), (0, 3, 2), (0, 1, 2))
     else:
         maps = ("(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)", "(d0, d1, d2) -> (d0, d1)")
         its, dims = ("parallel", "parallel", "reduction"), ((0, 2), (2, 1), (0, 1))
-    return OpDesc(0, "linalg.generic", "t", OpKind.CONTRACTION, (8,) * len(its), its, maps, dims,
-                  num_dps_inputs=2, operands=(-1, -2, None))
+        if stored_nm:
+            maps, dims = (*maps[:2], "(d0, d1, d2) -> (d1, d0)"), (*dims[:2], (1, 0))
+    return OpDesc(0, "linalg.generic", "t", OpKind.CONTRACTION, (size,) * len(its), its, maps, dims,
+                  num_dps_inputs=2, operands=(first, -2, None))
 
 
 def graph(*ops):
@@ -50,6 +53,20 @@ def test_data_tiling_flag_only_for_a_plain_matmul_and_never_twice():
     assert data_tiling_flags([graph(contraction(batch=True), mm)], "cost", "llvm-cpu") == (DATA_TILING,)
     assert data_tiling_flags([graph(mm)], "greedy", "llvm-cpu") == ()
     assert data_tiling_flags([graph(mm)], "cost", "llvm-cpu", user_flags=(DATA_TILING,)) == ()
+
+
+def test_packing_pays_for_large_transposed_or_filter_first_matmuls_only():
+    """Measured in models (docs/performance.md): small activation x weight matmuls ran faster untiled (a
+    Llama block 0.43x, gMLP 0.80x), a 1x1 conv's filter x activations 3.8x slower untiled (BiFPN), the
+    attention block's 128 x 256 x 256 projections 1.10x slower."""
+    assert not packing_pays(contraction(size=64))                       # 262k MACs: activation x weight
+    assert packing_pays(contraction(size=64, first=None))               # a constant filter first
+    assert packing_pays(contraction(size=64, stored_nm=True))           # result stored [N, M]
+    assert packing_pays(contraction(size=128))                          # 2M MACs
+    assert not packing_pays(contraction(size=100))                      # 1M MACs, just below 2^20
+    small = graph(OpKind.ELEMENTWISE, contraction(size=64))
+    assert data_tiling_flags([small], "cost", "llvm-cpu") == ()
+    assert data_tiling_flags([small, graph(contraction(size=64, first=None))], "cost", "llvm-cpu") == (DATA_TILING,)
 
 
 def test_the_planner_prices_contractions_as_the_compile_runs_them():

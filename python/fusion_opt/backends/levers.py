@@ -9,9 +9,11 @@ has one. It replaces IREE's matmul tile selection, so it is left off when our ow
 """
 from __future__ import annotations
 
+import math
+
 from collections.abc import Iterable, Sequence
 
-from ..analysis.opdesc import DataflowGraph
+from ..analysis.opdesc import DataflowGraph, OpDesc
 from ..errors import UnsupportedError
 from .targets import get_target
 
@@ -53,18 +55,39 @@ def is_cpu_target(target: str) -> bool:
         return False
 
 
+# Activation x weight matmuls below this many multiply-adds ran faster untiled in the models measured
+# (docs/performance.md, "Data tiling on small plain matmuls"): gMLP's largest has 590k; a T5-style
+# block whose largest has exactly this many ran 1.17x slower untiled, the attention block (8.4M) 1.10x.
+SMALL_MATMUL_MACS = 1 << 20
+
+
+def packing_pays(op: OpDesc) -> bool:
+    """Whether IREE's data tiling is worth its packing for data-tileable matmul `op`: it is not stored
+    row-major (`cost.model.row_major_matmul`: an activation read `[K, M]` or a result stored `[N, M]`),
+    or its first operand is a constant (a 1x1 conv's filter times activations, `F x C . C x P`: BiFPN's
+    64 x 256 x 64 one ran 48 us untiled, 12.6 us tiled), or it has at least `SMALL_MATMUL_MACS`
+    multiply-adds. An activation times a weight below that ran faster untiled: the packing dispatches
+    cost more than the mmt4d kernel saves (a Llama block at 24 tokens 0.43x, gMLP 0.80x the tiled time)."""
+    from ..cost.model import row_major_matmul
+
+    first = op.operands[0] if op.operands else None
+    return (not row_major_matmul(op) or first is None  # None: a constant (a function argument is < 0)
+            or math.prod(op.loop_ranges) >= SMALL_MATMUL_MACS)
+
+
 def data_tiling_flags(graphs: Iterable[DataflowGraph], fusion: str, target: str, tile_sizes: str = "iree",
                       codegen_strategies: bool = False, user_flags: Sequence[str] = ()) -> tuple[str, ...]:
-    """`(DATA_TILING,)` when the `cost` mode compiles a plain matmul (`cost.model.data_tileable`) for a
-    CPU target, else () (also when the user's flags already say). Modules with only batch matmuls
-    (attention) are left alone: packing gained nothing there and added a dispatch per operand."""
+    """`(DATA_TILING,)` when the `cost` mode compiles a plain matmul (`cost.model.data_tileable`) whose
+    packing pays (`packing_pays`) for a CPU target, else () (also when the user's flags already say).
+    Modules with only batch matmuls (attention) are left alone: packing gained nothing there and added a
+    dispatch per operand. The planner priced the module's contractions data-tiled either way: the
+    modules left untiled here are small ones whose matmuls a few microseconds decide nothing in."""
     if any(f.startswith(DATA_TILING) for f in user_flags) or \
             not data_tiling_planned(fusion, target, tile_sizes, codegen_strategies):
         return ()
     from ..cost.model import data_tileable
 
-    has_matmul = any(data_tileable(op) for g in graphs for op in g.ops)
-    return (DATA_TILING,) if has_matmul else ()
+    return (DATA_TILING,) if any(data_tileable(op) and packing_pays(op) for g in graphs for op in g.ops) else ()
 
 
 def const_expr_flags(graphs: Iterable[DataflowGraph], user_flags: Sequence[str] = ()) -> tuple[str, ...]:

@@ -200,6 +200,16 @@ def data_tileable(op: OpDesc) -> bool:
         (len(dims[1]) == 1 or loops_collapse(op, dims[1]))
 
 
+def row_major_matmul(op: OpDesc) -> bool:
+    """A data-tileable matmul stored `A[M, K] x B[K, N] -> C[M, N]` (M possibly several loops, in order)."""
+    dims = matmul_dims(op)
+    if dims is None or not data_tileable(op):
+        return False
+    m, (n,), (k,) = dims[1], dims[2], dims[3]
+    return (tuple(op.map_dims[0]) == (*m, k) and tuple(op.map_dims[1]) == (k, n)
+            and tuple(op.map_dims[-1]) == (*m, n))
+
+
 def matmul_dims(op: OpDesc) -> tuple[list[int], list[int], list[int], list[int]] | None:
     """(batch, M, N, K) loops of a 2-input contraction reading no input with a stride, else None."""
     if op.kind is not OpKind.CONTRACTION or op.num_dps_inputs != 2 or any_strided(op):
