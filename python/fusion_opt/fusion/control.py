@@ -111,7 +111,7 @@ class ControlSpec:
         validated against the legality rules (raises PlanError at the offending op)."""
         named: list[tuple[frozenset[int], str]] = []
         for spec in self.pins:
-            members = set().union(*(self._match(graph, m) for m in spec))
+            members = set().union(*(_computing(graph, self._match(graph, m)) for m in spec))
             if members:
                 named.append((frozenset(members), f"{self.fuse_flag}={','.join(spec)}"))
         by_tag: dict[str, set[int]] = {}
@@ -132,6 +132,14 @@ class ControlSpec:
         for m in self.barriers:
             if not self.hits.get(m):
                 raise InputError(f"{self.no_fuse_flag} matcher '{m}' matches no op; {MATCHER_HELP}")
+
+
+def _computing(graph: DataflowGraph, found: set[int]) -> set[int]:
+    """A pin's matched ops without the reshapes and other ops left to IREE outside dispatches, where the
+    matcher also found ops that compute: an ONNX node name (`/Mul_6`) names the node's reshape as well as
+    its generic, and pinning the name means the generic."""
+    kept = {i for i in found if graph.ops[i].dispatchable or graph.ops[i].name == "tensor.pad"}
+    return kept or found
 
 
 def _merge_overlapping(named: list[tuple[frozenset[int], str]]) -> list[tuple[frozenset[int], str]]:
