@@ -34,8 +34,7 @@ class Site:
 
 
 def _slice_of(graph: DataflowGraph, i: int | None) -> tuple[int, int | None] | None:
-    """(slice, elementwise op or None) when value `i` is a slice, or a one-input pointwise op of a slice
-    read by nothing else."""
+    """(slice, elementwise op or None) when value `i` is a slice, or a one-input pointwise op of a slice."""
     if i is None or i < 0:
         return None
     op = graph.ops[i]
@@ -50,7 +49,8 @@ def _slice_of(graph: DataflowGraph, i: int | None) -> tuple[int, int | None] | N
 
 def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[Site]:
     """Innermost-dim `tensor.concat`s of two or more inputs, each a slice (maybe through one elementwise
-    op) of one common source; offsets and strides are checked on the IR by `apply`."""
+    op) of one common source (as the graph sees it: constants all look alike there, so `apply` checks the
+    IR values, offsets and strides)."""
     out = []
     for op in graph.ops:
         if op.name != "tensor.concat" or op.index in skip or len(op.operands) < 2:
@@ -80,7 +80,8 @@ def _plan(concat: ir.Operation, slices: list[ir.Operation]) -> tuple[int, list[i
         return None
     first_sizes = _attr_list(slices[0], "static_sizes")
     offsets = [_attr_list(s, "static_offsets") for s in slices]
-    if any(len(s.operands) != 1 for s in slices) or any(_attr_list(s, "static_strides") != [1] * src_t.rank for s in slices) \
+    if any(len(s.operands) != 1 or s.operands[0] != slices[0].operands[0] for s in slices) \
+            or any(_attr_list(s, "static_strides") != [1] * src_t.rank for s in slices) \
             or any(_attr_list(s, "static_sizes") != first_sizes for s in slices):
         return None
     piece_t = ir.RankedTensorType(slices[0].results[0].type)
