@@ -90,9 +90,10 @@ def test_small_padded_windows_are_kept_unpacked_in_a_data_tiled_module():
     assert not small_padded_windows(32, 49, 49, 32)      # batch 32: packing won (0.93)
     assert not small_padded_windows(4, 128, 128, 64)     # attention rows: packing won (0.36)
     assert not small_padded_windows(64, 64, 64, 16)      # rows a multiple of the register tile
-    matmul = ("func.func @proj(%x: tensor<49x64xf32>, %w: tensor<64x64xf32>, %c: tensor<49x64xf32>) -> "
-              "tensor<49x64xf32> {\n  %r = linalg.matmul ins(%x, %w : tensor<49x64xf32>, tensor<64x64xf32>) "
-              "outs(%c : tensor<49x64xf32>) -> tensor<49x64xf32>\n  return %r : tensor<49x64xf32>\n}\n")
+    # a projection big enough that the module is data-tiled (levers.packing_pays: >= 2^20 multiply-adds)
+    matmul = ("func.func @proj(%x: tensor<512x64xf32>, %w: tensor<64x64xf32>, %c: tensor<512x64xf32>) -> "
+              "tensor<512x64xf32> {\n  %r = linalg.matmul ins(%x, %w : tensor<512x64xf32>, tensor<64x64xf32>) "
+              "outs(%c : tensor<512x64xf32>) -> tensor<512x64xf32>\n  return %r : tensor<512x64xf32>\n}\n")
     for (b, m, k, n), unpacked in (((64, 49, 16, 49), True), ((4, 49, 16, 49), False)):
         sess = new_session()
         module = parse_mlir(matmul + _bmm(b, m, k, n), sess.context)  # kept alive: the plan holds its ops
