@@ -133,9 +133,10 @@ def test_data_tiled_cost_mode_keeps_that_batch_matmul_unpacked() -> None:
     text = (REPRO / "datatiling-reduction-bmm.mlir").read_text()
     m = fo.compile_mlir(text, fusion="cost", extra_flags=["--iree-opt-data-tiling"])
     _check_outputs("datatiling-reduction-bmm", m)
-    matmul = "func.func @other(%a: tensor<16x32xf32>, %b: tensor<32x8xf32>, %c: tensor<16x8xf32>) -> tensor<16x8xf32> {\n" \
-        "  %r = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x8xf32>) outs(%c : tensor<16x8xf32>) -> tensor<16x8xf32>\n" \
-        "  return %r : tensor<16x8xf32>\n}\n"
+    # big enough for the cost mode to data-tile the module (levers.packing_pays: >= 2^20 multiply-adds)
+    matmul = "func.func @other(%a: tensor<128x128xf32>, %b: tensor<128x128xf32>, %c: tensor<128x128xf32>) -> tensor<128x128xf32> {\n" \
+        "  %r = linalg.matmul ins(%a, %b : tensor<128x128xf32>, tensor<128x128xf32>) outs(%c : tensor<128x128xf32>) -> tensor<128x128xf32>\n" \
+        "  return %r : tensor<128x128xf32>\n}\n"
     both = fo.compile_mlir(text.replace("func.func @main", matmul + "func.func @main"), fusion="cost")
     assert "--iree-opt-data-tiling" in both.artifact.flags
     from fusion_opt.backends.runtime import load
