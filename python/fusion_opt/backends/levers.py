@@ -80,8 +80,9 @@ def data_tiling_flags(graphs: Iterable[DataflowGraph], fusion: str, target: str,
     """`(DATA_TILING,)` when the `cost` mode compiles a plain matmul (`cost.model.data_tileable`) whose
     packing pays (`packing_pays`) for a CPU target, else () (also when the user's flags already say).
     Modules with only batch matmuls (attention) are left alone: packing gained nothing there and added a
-    dispatch per operand. The planner priced the module's contractions data-tiled either way: the
-    modules left untiled here are small ones whose matmuls a few microseconds decide nothing in."""
+    dispatch per operand. The planner priced the module's contractions data-tiled either way (it plans
+    before the rewrites that create matmuls): the modules left untiled are small ones, where a few
+    microseconds of matmul decide no grouping."""
     if any(f.startswith(DATA_TILING) for f in user_flags) or \
             not data_tiling_planned(fusion, target, tile_sizes, codegen_strategies):
         return ()
