@@ -107,6 +107,14 @@ def defining_op(v: ir.Value) -> ir.Operation | None:
     return None if isinstance(owner, ir.Block) else (owner.operation if hasattr(owner, "operation") else owner)
 
 
+def erase_dead_empty(v: ir.Value) -> None:
+    """Erase the `tensor.empty` defining `v` once nothing reads it (the init of an op a rewrite erased).
+    Empties are not ops of the dataflow graph, so the graph's op indices stay valid."""
+    op = defining_op(v)
+    if op is not None and op.name == "tensor.empty" and not list(op.results[0].uses):
+        op.erase()
+
+
 def functions(module: ir.Module) -> list[ir.Operation]:
     """Every `func.func` with a body at the top level of `module`."""
     return [

@@ -18,7 +18,7 @@ from ..analysis.classify import HEAVY, LIGHT
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, describe
 from ..errors import InputError, PlanError
 from .constraints import Constraints
-from .legality import group_root
+from .legality import group_root, groupable
 from .plan import Decision, FusionPlan, Group
 
 _FILE_LOC = re.compile(r"^(.*):(\d+):(\d+)$")
@@ -138,7 +138,7 @@ def _computing(graph: DataflowGraph, found: set[int]) -> set[int]:
     """A pin's matched ops without the reshapes and other ops left to IREE outside dispatches, where the
     matcher also found ops that compute: an ONNX node name (`/Mul_6`) names the node's reshape as well as
     its generic, and pinning the name means the generic."""
-    kept = {i for i in found if graph.ops[i].dispatchable or graph.ops[i].name == "tensor.pad"}
+    kept = {i for i in found if groupable(graph.ops[i])}
     return kept or found
 
 

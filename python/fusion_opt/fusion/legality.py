@@ -145,11 +145,15 @@ def _downstream(g: IndexedGraph, src: int, members: frozenset[int]) -> set[int]:
 
 # ---- group rules: (graph, members) -> None when fine, else the reason -------------------------------
 
+def groupable(op: OpDesc) -> bool:
+    """Whether `op` may be in a group: dispatchable, or a pad (which joins its conv's group)."""
+    return op.dispatchable or op.name == "tensor.pad"
+
+
 def _r_dispatchable(g: IndexedGraph, m: frozenset[int]) -> str | None:
     for i in sorted(m):
-        op = g.ops[i]
-        if not op.dispatchable and op.name != "tensor.pad":
-            return f"op {i} ({op.name}) is left to IREE outside every dispatch"
+        if not groupable(g.ops[i]):
+            return f"op {i} ({g.ops[i].name}) is left to IREE outside every dispatch"
     return None
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from ..fusion.legality import numel
-from ..ir import clone_body, constant_value, defining_op, ir, static_pad, zero_pad
+from ..ir import clone_body, constant_value, defining_op, erase_dead_empty, ir, static_pad, zero_pad
 from .bias_epilogue import MAC
 from .pool_taps import Pool, pool
 from .taps import zeros
@@ -312,10 +312,9 @@ def _replace(ops: Sequence[ir.Operation], site: Site, last: ir.Operation, result
             ops[i].erase()
     for fill in inits:
         if fill is not None and not list(fill.results[0].uses):
-            empty = defining_op(fill.operands[1])
+            empty = fill.operands[1]
             fill.erase()
-            if empty is not None and empty.name == "tensor.empty" and not list(empty.results[0].uses):
-                empty.erase()
+            erase_dead_empty(empty)
 
 
 def swap_pools(graph: DataflowGraph, ops: Sequence[ir.Operation], skip: set[int] = frozenset()) -> int:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..analysis.classify import is_pointwise
 from ..analysis.opdesc import DataflowGraph
-from ..ir import clone_body, ir
+from ..ir import clone_body, erase_dead_empty, ir
 
 NAME = "slice-concat"
 
@@ -117,24 +117,22 @@ def apply(ops: Sequence[ir.Operation], site: Site) -> list[int]:
     src_t = ir.RankedTensorType(slices[0].operands[0].type)
     sizes = _attr_list(slices[0], "static_sizes")
     row_offsets = _attr_list(slices[0], "static_offsets")
-    shape = list(out_t.shape)
+    rank = out_t.rank
     with concat.context, concat.location, ir.InsertionPoint(concat):
         index = ir.IndexType.get()
         # The source rows the pieces read, as one view of the concat's rank: the pieces' view, whole rows.
         row_sizes = sizes[:axis] + [src_t.shape[axis]]
         row_offsets = row_offsets[:axis] + [0]
-        row_t = ir.RankedTensorType.get(shape[:-1] + [src_t.shape[axis]], src_t.element_type)
+        row_t = ir.RankedTensorType.get(list(out_t.shape[:-1]) + [src_t.shape[axis]], src_t.element_type)
         row = tensor.ExtractSliceOp(row_t, slices[0].operands[0], [], [], [], row_offsets, row_sizes,
                                     [1] * src_t.rank).result
-        gen_t = ir.RankedTensorType.get(shape, out_t.element_type)
-        empty = tensor.EmptyOp(shape, out_t.element_type).result
-        n = len(shape)
-        ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(n))
-        gen = linalg.GenericOp([gen_t], [], [empty], ir.ArrayAttr.get([ident]),
-                               ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * n))
+        empty = tensor.EmptyOp(list(out_t.shape), out_t.element_type).result
+        ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
+        gen = linalg.GenericOp([out_t], [], [empty], ir.ArrayAttr.get([ident]),
+                               ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * rank))
         blk = gen.regions[0].blocks.append(out_t.element_type)
         with ir.InsertionPoint(blk):
-            idx = [linalg.IndexOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)).result for d in range(n)]
+            idx = [linalg.IndexOp(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)).result for d in range(rank)]
             i = idx[-1]
 
             consts: dict[int, ir.Value] = {}
@@ -154,20 +152,18 @@ def apply(ops: Sequence[ir.Operation], site: Site) -> list[int]:
                       for e in elems]
             result = values[-1]
             for k in range(len(slices) - 2, -1, -1):
-                if values[k] is not result:
+                if values[k] is not result:  # two plain slices yield the same `v`: no select between them
                     result = arith.SelectOp(below[k], values[k], result).result
             linalg.YieldOp([result])
-        value = gen.result
-    concat.results[0].replace_all_uses_with(value)
+    concat.results[0].replace_all_uses_with(gen.result)
     concat.erase()
     erased = [site.concat]
     for (s_i, e_i), s, e in zip(site.pieces, slices, elems):
         if e is not None and not list(e.results[0].uses):
-            init = e.operands[1].owner
+            init = e.operands[1]
             e.erase()
             erased.append(e_i)
-            if isinstance(init, ir.OpView) and init.operation.name == "tensor.empty" and not list(init.results[0].uses):
-                init.operation.erase()  # not an op of the graph: indices unchanged
+            erase_dead_empty(init)
         if not list(s.results[0].uses):
             s.erase()
             erased.append(s_i)

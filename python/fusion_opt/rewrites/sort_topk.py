@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..analysis.opdesc import DataflowGraph
-from ..ir import ir, use_owner
+from ..ir import erase_dead_empty, ir, use_owner
 
 NAME = "sort-topk"
 _STRICT = {"oge": "ugt", "ole": "ult"}   # the sort's comparator -> the top-k's, its slots start NaN
@@ -139,10 +139,9 @@ def apply(op: ir.Operation) -> bool:
     iota = idx.owner
     op.erase()
     if not list(iota.results[0].uses):
-        init = iota.operands[0].owner
+        init = iota.operands[0]
         iota.operation.erase()
-        if isinstance(init, ir.OpView) and init.operation.name == "tensor.empty" and not list(init.results[0].uses):
-            init.operation.erase()
+        erase_dead_empty(init)
     return True
 
 
