@@ -1217,3 +1217,153 @@ BATCH9: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor
     "dgcnn": (DGCNN, lambda: (torch.randn(2, 3, 64),)),
     "mobilevit": (MobileViT, lambda: (torch.randn(1, 3, 32, 32),)),
 }
+
+
+class BertMask(nn.Module):
+    """A BERT encoder layer fed like Hugging Face's: int64 token ids, token types and a 0/1 attention mask
+    (cast, `(1 - m) * -1e4` additive mask broadcast over heads and queries), word + position + type
+    embeddings with LayerNorm, post-norm attention and GELU (erf) feed-forward, a tanh pooler on token 0."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        v, d, self.h, t = 300, 64, 4, 32
+        self.word, self.pos, self.typ = nn.Embedding(v, d), nn.Embedding(t, d), nn.Embedding(2, d)
+        self.ln0, self.ln1, self.ln2 = nn.LayerNorm(d, eps=1e-12), nn.LayerNorm(d, eps=1e-12), nn.LayerNorm(d, eps=1e-12)
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+        self.fc1, self.fc2, self.pool = nn.Linear(d, 4 * d), nn.Linear(4 * d, d), nn.Linear(d, d)
+
+    def forward(self, ids: torch.Tensor, types: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        B, T = ids.shape
+        x = self.ln0(self.word(ids) + self.pos(torch.arange(T).unsqueeze(0)) + self.typ(types))
+        ext = (1.0 - mask[:, None, None, :].to(torch.float32)) * -10000.0
+        sh = lambda t: t.view(B, T, self.h, -1).transpose(1, 2)
+        q, k, v = sh(self.q(x)), sh(self.k(x)), sh(self.v(x))
+        a = torch.softmax(q @ k.transpose(-1, -2) / 4.0 + ext, -1) @ v
+        x = self.ln1(x + self.o(a.transpose(1, 2).reshape(B, T, -1)))
+        x = self.ln2(x + self.fc2(F.gelu(self.fc1(x))))
+        return x, torch.tanh(self.pool(x[:, 0]))
+
+
+class FakeQuant(nn.Module):
+    """Quantization-aware-training export: per-tensor fake quantization of activations and per-channel of
+    weights (ONNX QuantizeLinear / DequantizeLinear pairs with uint8 and int8 zero points) around a conv,
+    a depthwise conv and a Linear."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1, self.c2 = nn.Conv2d(3, 16, 3, padding=1), nn.Conv2d(16, 16, 3, padding=1, groups=16)
+        self.fc = nn.Linear(16, 10)
+
+    @staticmethod
+    def _act(x: torch.Tensor) -> torch.Tensor:
+        return torch.fake_quantize_per_tensor_affine(x, 0.05, 128, 0, 255)
+
+    @staticmethod
+    def _w(w: torch.Tensor) -> torch.Tensor:
+        s = w.detach().abs().flatten(1).amax(1).clamp_min(1e-6) / 127
+        return torch.fake_quantize_per_channel_affine(w, s, torch.zeros_like(s, dtype=torch.int32), 0, -128, 127)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self._act(x)
+        x = self._act(F.relu(F.conv2d(x, self._w(self.c1.weight), self.c1.bias, padding=1)))
+        x = self._act(F.relu(F.conv2d(x, self._w(self.c2.weight), self.c2.bias, padding=1, groups=16)))
+        return F.linear(self._act(x.mean((2, 3))), self._w(self.fc.weight), self.fc.bias)
+
+
+class Capsules(nn.Module):
+    """Capsule routing: primary capsules from a conv (reshape, squash by their norm), predictions by a
+    per-route weight (einsum), three iterations of routing by agreement (softmax over output capsules,
+    weighted sums, squash, agreement dot products added to the logits), capsule lengths out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(1, 32, 9, stride=2)
+        self.W = nn.Parameter(torch.randn(1, 4 * 4 * 4, 10, 16, 8) * 0.1)
+
+    @staticmethod
+    def _squash(s: torch.Tensor) -> torch.Tensor:
+        n2 = (s * s).sum(-1, keepdim=True)
+        return n2 / (1 + n2) * s / torch.sqrt(n2 + 1e-8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        B = x.shape[0]
+        u = self._squash(self.conv(x).view(B, 4, 8, 4 * 4).permute(0, 1, 3, 2).reshape(B, 64, 8))
+        uhat = torch.einsum("brcij,brj->brci", self.W.expand(B, -1, -1, -1, -1), u)     # [B, 64, 10, 16]
+        b = torch.zeros(B, 64, 10)
+        for _ in range(3):
+            c = b.softmax(-1)
+            v = self._squash((c[..., None] * uhat).sum(1))                               # [B, 10, 16]
+            b = b + (uhat * v[:, None]).sum(-1)
+        return v.norm(dim=-1)
+
+
+class RealNVP(nn.Module):
+    """Two affine coupling layers of a normalizing flow: split channels (chunk), a small conv net predicting
+    tanh-bounded log-scales and shifts, exp, the other half transformed, a channel flip between layers, and
+    the log-determinant summed over all but the batch dim as a second output."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        net = lambda: nn.Sequential(nn.Conv2d(2, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 4, 3, padding=1))
+        self.n1, self.n2 = net(), net()
+        self.scale = nn.Parameter(torch.ones(1, 2, 1, 1) * 0.5)
+
+    def _couple(self, x: torch.Tensor, net: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
+        a, b = x.chunk(2, 1)
+        s, t = net(a).chunk(2, 1)
+        s = self.scale * torch.tanh(s)
+        return torch.cat([a, b * torch.exp(s) + t], 1), s.flatten(1).sum(-1)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x, l1 = self._couple(x, self.n1)
+        x, l2 = self._couple(x.flip(1), self.n2)
+        return x, l1 + l2
+
+
+class Misc10(nn.Module):
+    """Ops the other models lack: one-hot of an argmax (OneHot), GatherElements along a dim, cumsum, flip,
+    logsumexp, log_softmax, unbiased variance, a LayerNorm over the last two dims, triu of an input (Trilu),
+    a bilinear form as a three-operand einsum (nn.Bilinear does not export), and clamp with tensor bounds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln, self.fc = nn.LayerNorm([8, 16]), nn.Linear(16, 16)
+        self.bil = nn.Parameter(torch.randn(8, 16, 16) * 0.1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:                                  # x: [2, 8, 16]
+        y = self.ln(x)
+        oh = F.one_hot(y.argmax(-1), 16).to(torch.float32)                                # [2, 8, 16]
+        g = torch.gather(y, 2, y.argsort(-1, descending=True)[..., :4])                   # [2, 8, 4]
+        c = torch.cumsum(self.fc(y), 1).flip(2)
+        z = torch.log_softmax(c, -1) + torch.logsumexp(c, -1, keepdim=True) + oh
+        z = z + torch.triu(y[:, :, :8].transpose(1, 2) @ y[:, :, :8], 1).sum(-1, keepdim=True)
+        z = torch.clamp(z, -y.abs(), y.abs() + 1) + y.var(-1, keepdim=True)
+        return torch.cat([torch.einsum("bti,oij,btj->bto", z, self.bil, y), g], -1)
+
+
+class Unfold(nn.Module):
+    """Local attention by F.unfold (ONNX has no Im2Col: exported as pads, gathers and reshapes): 3x3
+    neighbourhoods of keys per query pixel, softmax over the 9 neighbours, weighted values, then a conv."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.qkv, self.out = nn.Conv2d(3, 48, 1), nn.Conv2d(16, 8, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        B, _, H, W = x.shape
+        q, k, v = self.qkv(x).chunk(3, 1)                                                 # [B, 16, H, W]
+        kn = F.unfold(k, 3, padding=1).view(B, 16, 9, H * W)
+        vn = F.unfold(v, 3, padding=1).view(B, 16, 9, H * W)
+        a = (q.view(B, 16, 1, H * W) * kn).sum(1, keepdim=True).softmax(2)                 # [B, 1, 9, HW]
+        return self.out((a * vn).sum(2).view(B, 16, H, W))
+
+
+BATCH10: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
+    "bertmask": (BertMask, lambda: (torch.randint(0, 300, (2, 32)), torch.randint(0, 2, (2, 32)),
+                                    torch.cat([torch.ones(2, 24, dtype=torch.int64), torch.zeros(2, 8, dtype=torch.int64)], 1))),
+    "fakequant": (FakeQuant, lambda: (torch.rand(1, 3, 32, 32),)),
+    "capsules": (Capsules, lambda: (torch.randn(2, 1, 15, 15),)),
+    "realnvp": (RealNVP, lambda: (torch.randn(2, 4, 16, 16),)),
+    "misc10": (Misc10, lambda: (torch.randn(2, 8, 16),)),
+    "unfold": (Unfold, lambda: (torch.randn(1, 3, 24, 24),)),
+}

@@ -191,3 +191,22 @@ def test_ablation_switches_each_lever_off(tmp_path: Path, capsys: pytest.Capture
         assert "error" not in row and row["ms"] > 0 and row["max_abs_err"] < 1e-3, (name, row)
     assert rec["variants"]["all"]["over_all"] == 1.0
     assert "-conv-strategy" in capsys.readouterr().out
+
+
+def test_random_integer_inputs_stay_valid_indices() -> None:
+    """A token-type id feeding a 2-row embedding gets values in [0, 2): [0, 10) made onnxruntime reject
+    an unseen BERT's call (no reference, nothing compared). Other integer inputs keep [0, 10)."""
+    from fusion_opt.bench.models import index_bound, random_inputs
+
+    g = helper.make_graph(
+        [helper.make_node("Gather", ["types_table", "types"], ["a"]),
+         helper.make_node("Gather", ["words_table", "ids"], ["b"]),
+         helper.make_node("Add", ["a", "b"], ["y"])], "g",
+        [helper.make_tensor_value_info("types", TensorProto.INT64, [64]),
+         helper.make_tensor_value_info("ids", TensorProto.INT64, [64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 4])],
+        [_init("types_table", [2, 4]), _init("words_table", [300, 4])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    assert index_bound(m, "types") == 2 and index_bound(m, "ids") == 10
+    ins = random_inputs(m)
+    assert ins["types"].max() == 1 and ins["types"].min() == 0 and ins["ids"].max() > 2

@@ -85,8 +85,32 @@ def graph_inputs(model: onnx.ModelProto) -> list[onnx.ValueInfoProto]:
     return [i for i in model.graph.input if i.name not in inits]
 
 
+_INDEX_OPERAND = {"Gather": 1, "GatherElements": 1}
+
+
+def index_bound(model: onnx.ModelProto, name: str, default: int = 10) -> int:
+    """The largest exclusive bound under which integer input `name` is a valid index everywhere it is one.
+
+    A token-type id feeding a 2-row embedding must stay in [0, 2): [0, 10) would make onnxruntime reject
+    the call and compare nothing. Only direct uses as Gather / GatherElements indices of a tensor of
+    known shape count; other uses keep `default`.
+    """
+    shapes = {i.name: list(i.dims) for i in model.graph.initializer}
+    bound = default
+    for node in model.graph.node:
+        pos = _INDEX_OPERAND.get(node.op_type)
+        if pos is None or len(node.input) <= pos or node.input[pos] != name or node.input[0] not in shapes:
+            continue
+        dims = shapes[node.input[0]]
+        axis = next((a.i for a in node.attribute if a.name == "axis"), 0)
+        if dims and -len(dims) <= axis < len(dims) and dims[axis] > 0:
+            bound = min(bound, int(dims[axis]))
+    return bound
+
+
 def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:
-    """Seeded inputs from the graph's shapes: float -> N(0, 1), int -> [0, 10), bool -> coin flips.
+    """Seeded inputs from the graph's shapes: float -> N(0, 1), int -> [0, 10) (narrower where the input
+    indexes a smaller table, `index_bound`), bool -> coin flips.
 
     Symbolic dimensions are taken as 1.
     """
@@ -99,7 +123,7 @@ def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray
         if dtype.kind == "f":
             out[vi.name] = rng.standard_normal(shape, dtype=np.float32).astype(dtype)
         elif dtype.kind in "iu":
-            out[vi.name] = rng.integers(0, 10, shape).astype(dtype)
+            out[vi.name] = rng.integers(0, index_bound(model, vi.name), shape).astype(dtype)
         elif dtype.kind == "b":
             out[vi.name] = rng.integers(0, 2, shape).astype(bool)
         else:

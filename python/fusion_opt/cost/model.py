@@ -247,9 +247,11 @@ NHWC_POSITION_EXPONENT = 0.41
 
 
 def channels_last_positions(op: OpDesc) -> int | None:
-    """Output positions (the product of the spatial loops) of a plain 2-D channels-last conv: input
-    channel innermost in the input, output channel innermost in the output, the filter read by the
-    window, input channel and output channel loops only; else None (channels-first, grouped, depthwise)."""
+    """Output positions (the product of the spatial and batch loops) of a plain 2-D channels-last conv:
+    input channel innermost in the input, output channel innermost in the output, the filter read by the
+    window, input channel and output channel loops only; else None (channels-first, grouped, depthwise).
+    The batch counts since 2026-12-04: IREE distributes it like the rows, and two 4x4 images (a 64->128
+    3x3/2 conv) ran at 131 GFLOP/s where one image's 16 positions predicted 50."""
     if op.kind is not OpKind.CONVOLUTION or op.num_dps_inputs != 2 or len(op.map_dims) != 3:
         return None
     inp, flt, out = op.map_dims
@@ -262,7 +264,8 @@ def channels_last_positions(op: OpDesc) -> int | None:
     spatial = [d for d in out[:-1] if d not in flt and d not in inp]  # not the batch: read plainly by the input
     if len(spatial) != 2 or any(d in out for d in reds):
         return None
-    return math.prod(op.loop_ranges[d] for d in spatial)
+    batch = [d for d in out[:-1] if d in inp and d not in flt]
+    return math.prod(op.loop_ranges[d] for d in (*spatial, *batch))
 
 
 def depthwise_channels_last(op: OpDesc) -> bool:
@@ -290,7 +293,13 @@ def vector_utilisation(op: OpDesc, t: TargetDesc | None = None) -> float:
     if positions is not None:
         row = op.loop_ranges[op.map_dims[-1][-2]]
         tile = divisor_at_most(row, NHWC_ROW_TILE)
-        return tile / NHWC_ROW_TILE * min(1.0, (positions / NHWC_FULL_POSITIONS) ** NHWC_POSITION_EXPONENT)
+        # fewer output channels than a vector's lanes (F = 4 or 8 of 16 on AVX-512) fill part of each
+        # vector: measured 52-99 and 110-207 GFLOP/s against ~300 for whole vectors (2026-12-04, 8 convs);
+        # the square root of the fill, as the rest of this key's pricing was 1.5-2x pessimistic on them
+        # already (`tools/sweeps/conv_rates.py 5 30 nhwc`)
+        lanes = max(1, cpu[0] // (8 * elem_bytes(op.element_types[-1] if op.element_types else "f32")))
+        fill = min(1.0, op.loop_ranges[op.map_dims[-1][-1]] / lanes) ** 0.5
+        return tile / NHWC_ROW_TILE * fill * min(1.0, (positions / NHWC_FULL_POSITIONS) ** NHWC_POSITION_EXPONENT)
     fit = conv_vector_fit(op, *cpu)
     return fit[1] if fit is not None and not fit[0] else 1.0
 

@@ -59,13 +59,16 @@ class TargetDesc:
     # --- free constants (defaults; calibration replaces them) ---
     overlap: float = 0.7                       # in [0, 1]: fraction of min(compute, memory) hidden
     efficiency: Pairs = _pairs({
-        "contraction": 0.6, "convolution": 0.4, "elementwise": 0.9, "broadcast": 0.9, "injective": 0.9,
+        "contraction": 0.6, "convolution": 1.0, "elementwise": 0.9, "broadcast": 0.9, "injective": 0.9,
         "reduction": 0.5, "pad": 0.9, "opaque": 0.3,
         # CPU-only refinements (model.efficiency_key / iteration_key): scalar convs (vector tiles not
         # dividing their tiles), strided input reads, convs outside IREE's conv pipeline, and the element
         # iterations of loops that cannot stream (one iteration priced as one f32 FLOP): masked rows,
-        # row reductions, transposes
-        "convolution.scalar": 0.03, "convolution.strided": 0.1, "convolution.generic": 0.05,
+        # row reductions, transposes. The three direct NCHW conv keys were 0.4 / 0.03 / 0.1 (with a
+        # vector utilisation 4-16x lower, tiling.conv_vector_fit) until 2026-12-04, when 41 plain, 12
+        # strided and 2 scalar convs measured (tools/sweeps/conv_rates.py) ran at ~170 GFLOP/s, 4-25
+        # (F rows 1-16) and 12.5, against ~300 for channels-last ones (`convolution.nhwc` 1.85)
+        "convolution.scalar": 0.08, "convolution.strided": 0.14, "convolution.generic": 0.05,
         # a contraction compiled with IREE's data tiling (mmt4d on packed operands: a 4-layer MLP ran
         # its 128x1024x1024 matmuls at 141 GFLOP/s here against the 84 of numpy's sgemm on one core)
         "contraction.data_tiled": 1.5,

@@ -35,6 +35,13 @@ from .group import elem_bytes
 RUNTIME_THREADS = 8     # IREE's --iree-llvmcpu-number-of-threads default (tile heuristics only)
 MAX_DIST_TILE = 64      # IREE's --iree-llvmcpu-distribution-size default
 FMA_CHAINS = 8          # independent accumulators that keep x86 FMA pipes busy (2 pipes x 4 cycles latency)
+# Measured rate of IREE's direct NCHW conv ~ (F rows / FMA_CHAINS) ^ 0.61 (CONV_ROW_EXPONENT) x (OW vector /
+# CONV_OW_VECTOR): fitted on 41 3x3-7x7 convs (C 2-256, F 4-256, 8x8-56x56, 2026-12-04, AVX-512): F rows
+# 16 or 8 ran at ~170 GFLOP/s, 4 at ~120, 2 at ~70, 1 at ~45 (rms error of the fit 1.34x); IREE's OW
+# vector is at most 8 and shrinks to a divisor of the row: SqueezeNet's 55- and 27-wide rows (vectors of
+# 5 and 3) ran at 90 and 63. The channel unroll (2-8) showed no effect.
+CONV_ROW_EXPONENT = 0.61
+CONV_OW_VECTOR = 8
 
 _SCALED = re.compile(r"\bd(\d+)\s*\*\s*(\d+)")
 
@@ -245,9 +252,11 @@ def conv_vector_fit(op: OpDesc, vector_bits: int, register_space_bits: int) -> t
     scalar: a vector tile does not divide its workgroup tile along OW or F, so the remainder is peeled
     into scalar loops (IREE's x86 strategy for named ops), or OW is not vectorized at all (vector of 1:
     the vectors run along F, across rows, so every output access is strided). utilisation, in (0, 1]:
-    the fraction of the FMA pipes the vectorized body can keep busy = (OW vector / lanes) x (F rows /
-    FMA_CHAINS) x (channels unrolled / lanes): short vectors waste lanes, few accumulator rows leave
-    the pipes waiting on FMA latency, a short channel unroll adds loop overhead per FMA."""
+    min(1, F rows / FMA_CHAINS) ^ CONV_ROW_EXPONENT x min(1, OW vector / CONV_OW_VECTOR): few accumulator
+    rows leave the pipes waiting on FMA latency, a short OW vector wastes lanes. Until 2026-12-04 it was
+    (OW vector / lanes) x (F rows / FMA_CHAINS) x (channels unrolled / lanes), which with the keys'
+    efficiencies then priced convs 8-130x slower than measured (a [2, 2, 16, 16] -> 32-channel 3x3 conv
+    predicted 351 us, ran 6.4), so the rewrites replaced IREE's fast direct conv by slower forms."""
     t = conv2d_tiles(op, vector_bits, register_space_bits)
     if t is None or t[0] != "conv":
         return None
@@ -256,11 +265,9 @@ def conv_vector_fit(op: OpDesc, vector_bits: int, register_space_bits: int) -> t
         dist, vec, ranges = (0, *dist), (1, *vec), (1, *op.loop_ranges)
     else:
         ranges = tuple(op.loop_ranges)
-    bits = 8 * elem_bytes(op.element_types[-1] if op.element_types else "f32")
-    lanes = max(1, vector_bits // bits)
     w_tile, f_tile = dist[3] or ranges[3], dist[1] or ranges[1]
     scalar = w_tile % vec[3] != 0 or f_tile % vec[1] != 0 or (vec[3] == 1 and w_tile > 1)
-    util = min(1.0, vec[3] / lanes) * min(1.0, vec[1] / FMA_CHAINS) * min(1.0, vec[4] / lanes)
+    util = min(1.0, vec[1] / FMA_CHAINS) ** CONV_ROW_EXPONENT * min(1.0, vec[3] / CONV_OW_VECTOR)
     return scalar, util
 
 
