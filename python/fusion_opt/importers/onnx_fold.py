@@ -18,9 +18,10 @@ from onnx import helper, numpy_helper
 
 from .onnx_weights import MAX_FOLD_ELEMENTS, light_copy
 
-_NEVER = {"If", "Loop", "Scan", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-          "Bernoulli", "Multinomial", "SequenceConstruct", "SequenceAt", "SequenceInsert", "SplitToSequence",
-          "ConcatFromSequence"}
+NEVER_FOLD = {  # ops never evaluated at compile time (control flow, randomness, sequences)
+    "If", "Loop", "Scan", "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+    "Bernoulli", "Multinomial", "SequenceConstruct", "SequenceAt", "SequenceInsert", "SplitToSequence",
+    "ConcatFromSequence"}
 
 
 def _static(v: onnx.ValueInfoProto) -> list[int] | None:
@@ -38,7 +39,7 @@ def unshaped_outputs(proto: onnx.ModelProto) -> list[str]:
     return [o for n in proto.graph.node for o in n.output if o and o not in known]
 
 
-def _evaluate(node: onnx.NodeProto, values: dict[str, np.ndarray], opsets: list[onnx.OperatorSetIdProto]
+def evaluate_node(node: onnx.NodeProto, values: dict[str, np.ndarray], opsets: list[onnx.OperatorSetIdProto]
               ) -> list[np.ndarray] | None:
     from onnx.reference import ReferenceEvaluator
 
@@ -144,13 +145,13 @@ def _fold_once(proto: onnx.ModelProto) -> set[str]:
     shapes = {v.name: _static(v) for v in [*g.input, *g.value_info, *g.output]}
     folded: dict[str, np.ndarray] = {}
     for node in g.node:
-        if node.domain not in ("", "ai.onnx") or node.op_type in _NEVER or any(
+        if node.domain not in ("", "ai.onnx") or node.op_type in NEVER_FOLD or any(
                 a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute):
             continue
         if node.op_type in ("Shape", "Size") and shapes.get(node.input[0]) is not None:
             outs = [_shape_of(node, shapes[node.input[0]])]
         elif all(i in values for i in node.input if i):
-            outs = _evaluate(node, values, list(proto.opset_import))
+            outs = evaluate_node(node, values, list(proto.opset_import))
             if outs is None:
                 continue
         else:

@@ -43,6 +43,9 @@ interface, value_info and the nodes downstream are untouched. Each returns the n
 - `LpNormalization` of a zero row (0 / 0 = NaN; the spec's reference gives 0): zero elements give 0.
 - `BitShift` by a negative amount or by the bit width or more (an undefined shift instruction): the amount
   clamped, the spec's 0 (or the sign, for a signed right shift) selected.
+- A conv filter fake-quantized in the graph (QuantizeLinear -> DequantizeLinear of the float weight, the
+  scale computed from it): not a failure but a slow plan, IREE fusing the int8 weight's dequantize into the
+  conv's dispatch (recomputed per output tile, 5x slower): the filter is evaluated here (`_fake_quant_weight`).
 """
 from __future__ import annotations
 
@@ -54,7 +57,7 @@ from onnx import helper, numpy_helper
 
 from .onnx_fold import FLOAT_TYPES as _FLOAT_TYPES
 from .onnx_fold import attr_text as _text
-from .onnx_fold import default_opset, forget_downstream, subgraphs
+from .onnx_fold import NEVER_FOLD, default_opset, evaluate_node, forget_downstream, subgraphs
 from .onnx_fold import node_attrs as _attrs
 from .onnx_dft import dft, stft
 from .onnx_gridsample import grid_sample
@@ -70,6 +73,7 @@ class _Graph:
 
     def __init__(self, proto: onnx.ModelProto) -> None:
         self.graph = proto.graph
+        self.opsets = tuple(proto.opset_import)
         # Only small initializers are read (pads, axes, split sizes): converting a model's weights on
         # every rewrite cost VGG-19's import 9 s.
         self.consts: dict[str, np.ndarray] = {t.name: numpy_helper.to_array(t) for t in self.graph.initializer
@@ -731,6 +735,66 @@ def _constant_dequantize(g: _Graph, node: Node) -> list[Node] | None:
     y = (xf * scale).astype(helper.tensor_dtype_to_np_dtype(out_type))
     return [helper.make_node("Constant", [], [node.output[0]], name=node.name,
                              value=numpy_helper.from_array(y, node.output[0]))]
+
+
+_WEIGHT_INPUT = {"Conv": 1, "ConvTranspose": 1}
+_QDQ = ("QuantizeLinear", "DequantizeLinear")
+
+
+def _constant_chain(g: _Graph, name: str, limit: int = 64) -> list[Node] | None:
+    """The nodes computing `name` from constants only, in graph order, or None (a graph input reached,
+    more than `limit` nodes, or an op that may not be evaluated)."""
+    prod = {o: n for n in g.graph.node for o in n.output}
+    seen: dict[str, Node] = {}
+    todo = [name]
+    while todo:
+        v = todo.pop()
+        if not v or v in g.initializers or v in g.consts:
+            continue
+        n = prod.get(v)
+        if n is None or n.op_type in NEVER_FOLD or n.domain not in ("", "ai.onnx") or len(seen) >= limit:
+            return None
+        if n.name + "|" + n.output[0] not in seen:
+            seen[n.name + "|" + n.output[0]] = n
+            todo.extend(n.input)
+    order = {id(n): i for i, n in enumerate(g.graph.node)}
+    return sorted(seen.values(), key=lambda n: order[id(n)])
+
+
+def _fake_quant_weight(g: _Graph, node: Node) -> list[Node] | None:
+    """A conv filter fake-quantized in the graph (quantization-aware-training exports: QuantizeLinear ->
+    DequantizeLinear of the float weight, its per-channel scale computed from the weight by Abs /
+    ReduceMax / Div), evaluated here with onnx's reference evaluator. IREE evaluates the scale at compile
+    time but keeps the int8 weight and its widening dequantize, which it fuses into the conv's dispatch as
+    the filter's producer: recomputed for every output tile (an unseen fake-quant net's 3 -> 16 3x3 conv ran
+    168 us instead of 13). Only chains with a quantize or dequantize, at most 64 nodes, feeding a conv."""
+    pos = _WEIGHT_INPUT.get(node.op_type)
+    if pos is None or len(node.input) <= pos:
+        return None
+    w = node.input[pos]
+    chain = _constant_chain(g, w)
+    if not chain or not any(n.op_type in _QDQ for n in chain):
+        return None
+    values = {}
+    for n in chain:
+        for i in n.input:
+            if i and i not in values:
+                values[i] = _constant_value(g, i)
+        # onnx's evaluator implements QuantizeLinear / DequantizeLinear from opset 19 only (the same
+        # arithmetic for the int8 / uint8 types of opsets 13-18); every other op at the model's opset
+        opsets = [helper.make_opsetid(o.domain, max(o.version, 19) if n.op_type in _QDQ and o.domain in ("", "ai.onnx")
+                                      else o.version) for o in g.opsets]
+        outs = evaluate_node(n, values, opsets)
+        if outs is None:
+            return None
+        values.update(zip(n.output, outs))
+    value = values[w]
+    out: list[Node] = []
+    folded = g.const(w, value, out)
+    conv = Node()
+    conv.CopyFrom(node)
+    conv.input[pos] = folded
+    return [*out, conv]
 
 
 def _constant_value(g: _Graph, name: str) -> np.ndarray | None:
@@ -1426,7 +1490,7 @@ def legacy_prelu_slopes(proto: onnx.ModelProto) -> int:
 
 
 REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
-    _qlinear_contrib, _constant_dequantize, _pad_crop, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
+    _qlinear_contrib, _constant_dequantize, _fake_quant_weight, _pad_crop, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
     _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _matmul_broadcast_forms, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads, _ceil_mode_floor,
     _if_branches, grid_sample, _lp_zero_norm, _bitshift_range, _scan_unrolled,
     _loop_unrolled, _cumprod_scan, dft, stft)
