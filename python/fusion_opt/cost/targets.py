@@ -67,7 +67,8 @@ class TargetDesc:
         # row reductions, transposes. The three direct NCHW conv keys were 0.4 / 0.03 / 0.1 (with a
         # vector utilisation 4-16x lower, tiling.conv_vector_fit) until 2026-12-04, when 41 plain, 12
         # strided and 2 scalar convs measured (tools/sweeps/conv_rates.py) ran at ~170 GFLOP/s, 4-25
-        # (F rows 1-16) and 12.5, against ~300 for channels-last ones (`convolution.nhwc` 1.85)
+        # (F rows 1-16) and 12.5, against ~300 for channels-last ones (`convolution.nhwc` 1.85). The GPU
+        # target files keep `convolution` at 0.4 (their convs were never measured against it)
         "convolution.scalar": 0.08, "convolution.strided": 0.14, "convolution.generic": 0.05,
         # a contraction compiled with IREE's data tiling (mmt4d on packed operands: a 4-layer MLP ran
         # its 128x1024x1024 matmuls at 141 GFLOP/s here against the 84 of numpy's sgemm on one core)
