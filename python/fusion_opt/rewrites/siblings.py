@@ -202,4 +202,10 @@ def apply_stacking(ops: Sequence[ir.Operation], s: Stacking) -> None:
         m.erase()
 
 
-REWRITE = Rewrite(NAME, find_siblings, decide, lambda graph, ops, site: apply_stacking(ops, site))
+def _propagate(fn: ir.Operation) -> None:
+    from .im2col import propagate_reshapes
+
+    propagate_reshapes(fn)
+
+
+REWRITE = Rewrite(NAME, find_siblings, decide, lambda graph, ops, site: apply_stacking(ops, site), finish=_propagate)
