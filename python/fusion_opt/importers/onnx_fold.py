@@ -40,7 +40,7 @@ def unshaped_outputs(proto: onnx.ModelProto) -> list[str]:
 
 
 def evaluate_node(node: onnx.NodeProto, values: dict[str, np.ndarray], opsets: list[onnx.OperatorSetIdProto]
-              ) -> list[np.ndarray] | None:
+                  ) -> list[np.ndarray] | None:
     from onnx.reference import ReferenceEvaluator
 
     ins = [i for i in node.input if i]

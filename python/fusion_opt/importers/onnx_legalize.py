@@ -745,7 +745,7 @@ def _constant_chain(g: _Graph, name: str, limit: int = 64) -> list[Node] | None:
     """The nodes computing `name` from constants only, in graph order, or None (a graph input reached,
     more than `limit` nodes, or an op that may not be evaluated)."""
     prod = {o: n for n in g.graph.node for o in n.output}
-    seen: dict[str, Node] = {}
+    seen: dict[int, Node] = {}
     todo = [name]
     while todo:
         v = todo.pop()
@@ -754,8 +754,8 @@ def _constant_chain(g: _Graph, name: str, limit: int = 64) -> list[Node] | None:
         n = prod.get(v)
         if n is None or n.op_type in NEVER_FOLD or n.domain not in ("", "ai.onnx") or len(seen) >= limit:
             return None
-        if n.name + "|" + n.output[0] not in seen:
-            seen[n.name + "|" + n.output[0]] = n
+        if id(n) not in seen:
+            seen[id(n)] = n
             todo.extend(n.input)
     order = {id(n): i for i, n in enumerate(g.graph.node)}
     return sorted(seen.values(), key=lambda n: order[id(n)])
@@ -775,7 +775,7 @@ def _fake_quant_weight(g: _Graph, node: Node) -> list[Node] | None:
     chain = _constant_chain(g, w)
     if not chain or not any(n.op_type in _QDQ for n in chain):
         return None
-    values = {}
+    values: dict[str, np.ndarray | None] = {}
     for n in chain:
         for i in n.input:
             if i and i not in values:
