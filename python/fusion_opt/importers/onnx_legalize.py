@@ -742,8 +742,10 @@ _QDQ = ("QuantizeLinear", "DequantizeLinear")
 
 
 def _constant_chain(g: _Graph, name: str, limit: int = 64) -> list[Node] | None:
-    """The nodes computing `name` from constants only, in graph order, or None (a graph input reached,
-    more than `limit` nodes, or an op that may not be evaluated)."""
+    """The nodes computing `name` from constants only, in graph order ([] for a constant), or None (a graph
+    input reached, more than `limit` nodes, or an op that may not be evaluated)."""
+    if name in g.initializers or name in g.consts:  # every plain weight: no producer map to build
+        return []
     prod = {o: n for n in g.graph.node for o in n.output}
     seen: dict[int, Node] = {}
     todo = [name]

@@ -24,6 +24,7 @@ from ..fusion.legality import numel
 from ..ir import ir
 from ..ir import linalg as linalg_ir
 from .choice import Choice, Rewrite
+from .im2col import propagate_reshapes
 
 NAME = "sibling-matmuls"
 STACKABLE = ("linalg.matmul", "linalg.batch_matmul")
@@ -202,10 +203,5 @@ def apply_stacking(ops: Sequence[ir.Operation], s: Stacking) -> None:
         m.erase()
 
 
-def _propagate(fn: ir.Operation) -> None:
-    from .im2col import propagate_reshapes
-
-    propagate_reshapes(fn)
-
-
-REWRITE = Rewrite(NAME, find_siblings, decide, lambda graph, ops, site: apply_stacking(ops, site), finish=_propagate)
+REWRITE = Rewrite(NAME, find_siblings, decide, lambda graph, ops, site: apply_stacking(ops, site),
+                  finish=propagate_reshapes)
