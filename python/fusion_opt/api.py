@@ -236,7 +236,7 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
     `codegen_strategies` (llvm-cpu): dispatches of the library's shapes are compiled by the transform
     sequences of passes/codegen/llvm_cpu.mlir instead of IREE's pipelines; `report()` lists which.
     `layout`: "auto" (default: each windowed conv's layout chosen by the cost model, channels-last where
-    it and the transposes it needs are predicted at least 15% faster than its best NCHW strategy;
+    it and the transposes it needs are predicted at least 10% faster than its best NCHW strategy;
     pattern `conv-layout`, applied by the cost planner only), "nchw" (convs as imported) or "nhwc" (every
     NCHW conv rewritten channels-last before planning, rewrites/layout.py; cost planner only).
     """

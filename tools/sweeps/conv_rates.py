@@ -1,8 +1,10 @@
 """Direct conv rates against the cost model: random single Conv models (2-D, 1-2 images, C 2-256, F 4-256,
 3x3-7x7, stride 1-2), each compiled with its conv left as IREE's direct conv in the chosen layout, its
 dispatch timed under IREE's host-execution profiling, and priced by the cost model on this host.
-Args: SEED COUNT [nchw|nhwc]. Prints one line per conv and the geometric mean and rms of
-log(predicted / measured) at the end: the data behind docs/cost-model.md's direct-conv fit (2026-12-04).
+Args: SEED COUNT [nchw|nhwc] [odd]. `odd`: image sizes whose output rows 8 does not divide (7-55),
+where IREE's channels-last row tile shrinks to a divisor of the row. Prints one line per conv and the
+geometric mean and rms of log(predicted / measured) at the end: the data behind docs/cost-model.md's
+direct-conv fit (2026-12-04) and channels-last fit (2026-12-05: seeds 5, 7-9, 12-13 odd).
 
 Run from the repository root: `FUSION_OPT_UNCALIBRATED=1 .venv/bin/python tools/sweeps/conv_rates.py 2 40`."""
 import math, sys, warnings
@@ -15,10 +17,11 @@ from fusion_opt.cost.model import efficiency_key, estimate, vector_utilisation
 warnings.filterwarnings("ignore")
 R = np.random.default_rng(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
 layout = sys.argv[3] if len(sys.argv) > 3 else "nchw"
+sizes = [7, 13, 15, 25, 27, 55] if sys.argv[4:5] == ["odd"] else [8, 14, 16, 28, 32, 56]
 t, logs = host_target(), []
 for _ in range(int(sys.argv[2]) if len(sys.argv) > 2 else 20):
     n, c, f = int(R.choice([1, 2])), int(R.choice([2, 3, 4, 8, 16, 32, 64, 128, 256])), int(R.choice([4, 8, 16, 32, 64, 128, 256]))
-    hw, k, s = int(R.choice([8, 14, 16, 28, 32, 56])), int(R.choice([3, 3, 5, 7])), int(R.choice([1, 1, 1, 2]))
+    hw, k, s = int(R.choice(sizes)), int(R.choice([3, 3, 5, 7])), int(R.choice([1, 1, 1, 2]))
     x = R.standard_normal([n, c, hw, hw]).astype(np.float32)
     w = R.standard_normal([f, c, k, k]).astype(np.float32)
     g = h.make_graph([h.make_node("Conv", ["x", "w"], ["y"], pads=[k // 2] * 4, strides=[s, s])], "g",

@@ -235,15 +235,24 @@ CPU_TILE_ROWS = 8  # rows of M in IREE's llvm-cpu register tile of a matmul (8 x
 ROW_FILL_EXPONENT = 1.5
 
 # A channels-last direct conv (`convolution.nhwc`): IREE's x86 tiles hold 8 output pixels of a row
-# (vector tile {1, 1, 8, V, 1, 1, 8} over N, OH, OW, F, KH, KW, C), shrunk to the largest divisor of
-# the row when 8 does not divide it; small images also leave cores idle. Measured on this 2-core
-# AVX-512 CPU, GFLOP/s (model: 442 x OW-tile / 8 x min(1, (positions / 630) ^ 0.41)): ResNet-50's
-# 7x7/2 first conv at 112x112 454 (442), its 3x3 convs at 56x56 447 (442), 28x28 404 (387), 14x14 238
-# (240), 7x7 137 (135); SqueezeNet's 3x3 at 55x55 313 (276), 27x27 202 (166), 13x13 63 (32);
-# Inception-v1's 5x5 at 27x27 184 (166), 13x13 62-74 (21-32)
+# (vector tile {1, 1, 8, V, 1, 1, 8} over N, OH, OW, F, KH, KW, C), shrunk to the largest divisor of the
+# row when 8 does not divide it, with F along the vector. Fitted 2026-12-05 on 230 random convs
+# (`tools/sweeps/conv_rates.py` seeds 5, 7-9 and 12-13 `odd`, nhwc; AVX-512, 2 cores; docs/cost-model.md):
+#   utilisation = (row tile / 8) ^ 0.65 x min(1, F / lanes) ^ 0.7 x min(1, positions / 1024) ^ 0.2
+#                 x min(1, C / 8) ^ 0.3 x (0.4 when the filter outgrows a core's private cache),
+# time predicted / measured rms 1.39x (the 2026-12-01 form, row tile x sqrt(F fill) x min(1, positions /
+# 630) ^ 0.41 at efficiency 1.85: 2.13x). Small images cost less than that form said (two 8x8 images ran
+# at 309 GFLOP/s where it predicted 160); rows of 13 (tile 1) run at 55-65 against ~300 for tile 8; filters
+# of 3.2-6.5 MB ran at 90-115 against ~300 below 1.6 MB: every row tile re-reads the whole filter, from L3
+# once it is out of the 2 MB L2 (NCHW convs do not show it).
 NHWC_ROW_TILE = 8
-NHWC_FULL_POSITIONS = 630
-NHWC_POSITION_EXPONENT = 0.41
+NHWC_ROW_EXPONENT = 0.65
+NHWC_FILL_EXPONENT = 0.7
+NHWC_FULL_POSITIONS = 1024
+NHWC_POSITION_EXPONENT = 0.2
+NHWC_FULL_CHANNELS = 8        # input channels of one unrolled reduction step
+NHWC_CHANNEL_EXPONENT = 0.3
+NHWC_FILTER_SPILL = 0.4       # the filter does not fit a core's private cache
 
 
 def channels_last_positions(op: OpDesc) -> int | None:
@@ -291,17 +300,25 @@ def vector_utilisation(op: OpDesc, t: TargetDesc | None = None) -> float:
         return 1.0
     positions = channels_last_positions(op)
     if positions is not None:
-        row = op.loop_ranges[op.map_dims[-1][-2]]
-        tile = divisor_at_most(row, NHWC_ROW_TILE)
-        # fewer output channels than a vector's lanes (F = 4 or 8 of 16 on AVX-512) fill part of each
-        # vector: measured 52-99 and 110-207 GFLOP/s against ~300 for whole vectors (2026-12-04, 8 convs);
-        # the square root of the fill, as the rest of this key's pricing was 1.5-2x pessimistic on them
-        # already (`tools/sweeps/conv_rates.py 5 30 nhwc`)
-        lanes = max(1, cpu[0] // (8 * elem_bytes(op.element_types[-1] if op.element_types else "f32")))
-        fill = min(1.0, op.loop_ranges[op.map_dims[-1][-1]] / lanes) ** 0.5
-        return tile / NHWC_ROW_TILE * fill * min(1.0, (positions / NHWC_FULL_POSITIONS) ** NHWC_POSITION_EXPONENT)
+        return channels_last_fit(op, positions, cpu[0], t.private_cache_bytes if t is not None else 0)
     fit = conv_vector_fit(op, *cpu)
     return fit[1] if fit is not None and not fit[0] else 1.0
+
+
+def channels_last_fit(op: OpDesc, positions: int, vector_bits: int, private_cache: int) -> float:
+    """Pure: utilisation of channels-last conv `op` (`channels_last_positions` = positions) with
+    `vector_bits` SIMD and `private_cache` bytes of a core's private cache (0: unknown); the fitted form
+    above `NHWC_ROW_TILE`."""
+    inp, flt, out = op.map_dims
+    row, f, c = (op.loop_ranges[d] for d in (out[-2], out[-1], inp[-1]))
+    nbytes = elem_bytes(op.element_types[-1] if op.element_types else "f32")
+    lanes = max(1, vector_bits // (8 * nbytes))
+    filter_bytes = math.prod(op.loop_ranges[d] for d in flt) * nbytes
+    return ((divisor_at_most(row, NHWC_ROW_TILE) / NHWC_ROW_TILE) ** NHWC_ROW_EXPONENT
+            * min(1.0, f / lanes) ** NHWC_FILL_EXPONENT
+            * min(1.0, positions / NHWC_FULL_POSITIONS) ** NHWC_POSITION_EXPONENT
+            * min(1.0, c / NHWC_FULL_CHANNELS) ** NHWC_CHANNEL_EXPONENT
+            * (NHWC_FILTER_SPILL if 0 < private_cache < filter_bytes else 1.0))
 
 
 def lookup_efficiency(table: dict[str, float], key: str, default: float) -> float:
@@ -463,7 +480,7 @@ class _OpFacts:
         self.iteration_s = (self.loop_elems / (t.peak("f32") * lookup_efficiency(dict(t.efficiency), it, 1.0))
                             if it else 0.0)
         # as a group's root: the vector lanes its members lose, run in its scalar loop (a CPU window copy)
-        self.scalar_lanes = max(1, t.vector_bits // (8 * self.elem_bytes)) if it == "iteration.window" else 1
+        self.scalar_lanes = t.lanes(self.elem_bytes) if it == "iteration.window" else 1
 
 
 class _TargetFacts:
@@ -673,7 +690,7 @@ def estimate(group: GroupView | Sequence[OpDesc], target: TargetDesc) -> Cost:
     regs = live * math.ceil(t.vector_bits / t.register_bits)
     excess = max(0, regs - t.registers)
     elems = max((f.loop_elems for op, f in zip(ops, facts) if op.kind not in MATRIX), default=rf.parallel_elems)
-    lanes = max(1, t.vector_bits // (8 * rf.elem_bytes))
+    lanes = t.lanes(rf.elem_bytes)
     spill = excess * (elems / lanes) * 2 * (t.register_bits / 8) / tf.l1_bw if excess else 0.0
 
     peak_temp = big + sum(x.nbytes for x in v.outputs)

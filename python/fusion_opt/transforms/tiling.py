@@ -138,7 +138,7 @@ def choose_tile_sizes(graph: DataflowGraph, sink: int, fused: set[int],
     ranges = op.loop_ranges
     blocked = blocked_loops(graph, fused, sink)
     free = [d for d in range(len(ranges)) if d not in blocked and ranges[d] > 1]
-    lanes = max(1, target.vector_bits // (8 * _elem_bytes(op)))
+    lanes = target.lanes(_elem_bytes(op))
     if any(graph.ops[i].kind in MATRIX for i in fused):
         budget, why = target.matmul_tile ** 2, f"matmul_tile^2 = {target.matmul_tile ** 2} output elements"
     else:
