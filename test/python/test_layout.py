@@ -15,10 +15,13 @@ from dataclasses import replace
 
 from fusion_opt.analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from fusion_opt.cost import get_target_desc
-from fusion_opt.cost.model import channels_last_positions, efficiency_key, vector_utilisation
-from fusion_opt.rewrites.layout import choose, nchw_convs, nhwc_desc, perms, to_channels_last, whole_vectors
+from fusion_opt.cost.model import channels_last_positions, efficiency_key, iteration_key, vector_utilisation
+from fusion_opt.cost.tiling import contiguous_run
+from fusion_opt.cost.model import estimate
+from fusion_opt.rewrites.layout import (choose, landed_transpose_s, nchw_convs, nhwc_desc, perms, to_channels_last,
+                                         transpose_desc, whole_vectors)
 
-from ir_helpers import relu_pad_conv_mlir
+from ir_helpers import describe_text, relu_pad_conv_mlir
 
 TWO_CONVS = relu_pad_conv_mlir(8, 16, 16, first_conv=True)
 
@@ -327,3 +330,70 @@ def test_depthwise_taps_channels_last_need_matmul_neighbours(variant: str) -> No
     m = fo.compile_onnx(model)
     layout = [n for n in m.plan.notes if n.startswith("conv-layout")]
     assert len(layout) == 1 and ": window taps (" in layout[0], m.plan.notes
+
+
+_UPSAMPLE_ADD_CONV = """
+#x = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3, d4, d5, d6)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d4, d5)>
+#in = affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d1 + d4, d2 + d5)>
+#flt = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d4, d5)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2)>
+func.func @f(%x: tensor<48x16x2x2x16x2x2xf32>, %y: tensor<48x16x2x16x2xf32>, %w: tensor<48x48x3x3xf32>) -> tensor<48x64x64xf32> {
+  %e = tensor.empty() : tensor<48x16x2x2x16x2x2xf32>
+  %s = linalg.generic {indexing_maps = [#x, #y, #x], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+       ins(%x, %y : tensor<48x16x2x2x16x2x2xf32>, tensor<48x16x2x16x2xf32>) outs(%e : tensor<48x16x2x2x16x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<48x16x2x2x16x2x2xf32>
+  %c = tensor.collapse_shape %s [[0], [1, 2, 3], [4, 5, 6]] : tensor<48x16x2x2x16x2x2xf32> into tensor<48x64x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %c low[0, 1, 1] high[0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %zero : f32
+  } : tensor<48x64x64xf32> to tensor<48x66x66xf32>
+  %init = tensor.empty() : tensor<48x64x64xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%init : tensor<48x64x64xf32>) -> tensor<48x64x64xf32>
+  %conv = linalg.generic {indexing_maps = [#in, #flt, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+       ins(%p, %w : tensor<48x66x66xf32>, tensor<48x48x3x3xf32>) outs(%fill : tensor<48x64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %o, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<48x64x64xf32>
+  return %conv : tensor<48x64x64xf32>
+}
+"""
+
+
+def test_input_transpose_is_priced_where_iree_moves_it() -> None:
+    """An FPN's upsample-and-add feeding a 3x3 conv (unseen batch 4, 2026-12-05): IREE's transpose
+    propagation moves the conv's input transpose up through the pad and the collapse into the 7-d add,
+    whose rows are then 2 elements long (the broadcast loop keeps them apart): 819 us against 67 as it
+    was. Priced there (`iteration.transposed.short`), not as a plain 48x64x64 transpose (82 us), it keeps
+    the conv channels-first; the channels-last choice had made the model 1.27x slower."""
+    host = get_target_desc("host")
+    sess, module, f, graph, ops = describe_text(_UPSAMPLE_ADD_CONV)
+    conv = 4
+    p = perms(graph.ops[conv])
+    assert p is not None
+    landed = landed_transpose_s(graph, conv, p, host)
+    plain = estimate([transpose_desc(graph.ops[conv].operand_shapes[0], p.inp, "f32", "t")], host).time_s
+    assert landed is not None and landed > 3 * plain
+    assert [c.take for _, _, c in choose(graph, ops, host)] == [False]
+
+
+def test_transposed_rows_shorter_than_a_vector_get_their_own_key() -> None:
+    """The add above written channels-last: its full input's rows are 2 long even after IREE collapses
+    loops, since the broadcast input reads (d4, d5) without d6 (`tiling.contiguous_run`): 1.7-4.1 ns per
+    element measured on six such ops, against 0.1-0.5 for transposes whose rows collapse."""
+    host = get_target_desc("host")
+    sess, module, f, graph, ops = describe_text(_UPSAMPLE_ADD_CONV)
+    add, order = graph.ops[0], (1, 2, 3, 4, 5, 6, 0)
+    lhs = "(d0, d1, d2, d3, d4, d5, d6)"
+    out_map = f"{lhs} -> ({', '.join(f'd{d}' for d in order)})"
+    moved = replace(add, indexing_maps=(*add.indexing_maps[:2], out_map), map_dims=(*add.map_dims[:2], order))
+    assert contiguous_run(moved, 0) == 2 and iteration_key(moved, host) == "iteration.transposed.short"
+    full = replace(moved, indexing_maps=(add.indexing_maps[0],) * 2 + (out_map,),
+                   map_dims=(add.map_dims[0],) * 2 + (order,))
+    assert contiguous_run(full, 0) == 16 * 2 * 2 * 16 * 2 * 2 and iteration_key(full, host) == "iteration.transposed"

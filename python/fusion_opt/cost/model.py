@@ -54,7 +54,7 @@ from ..analysis.classify import (ATTENTION_OP, DIM, WINOGRAD_FLOPS_PER_TILE, WIN
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from .group import GroupView, TensorRef, distribution, elem_bytes, group_view, view_of_ops
 from .targets import TargetDesc
-from .tiling import any_strided, conv2d_tiles, conv_vector_fit, divisor_at_most, loops_collapse, masked, strided, vector_dim
+from .tiling import any_strided, contiguous_run, conv2d_tiles, conv_vector_fit, divisor_at_most, loops_collapse, masked, strided, vector_dim
 
 MATRIX = frozenset({OpKind.CONTRACTION, OpKind.CONVOLUTION})
 _ROOT_ORDER = (OpKind.CONTRACTION, OpKind.CONVOLUTION, OpKind.REDUCTION, OpKind.PAD, OpKind.OPAQUE)
@@ -366,7 +366,9 @@ def iteration_key(root: OpDesc, t: TargetDesc | None = None) -> str | None:
     `iteration.masked`: its row is longer than a vector and not a multiple of it (`tiling.masked`);
     `iteration.reduction`: it is a reduction loop (a row sum: each vector adds into one dependent
     accumulator chain); `iteration.transposed`: an operand indexes it but varies fastest along
-    another loop (a transpose: strided element accesses); `iteration.window`: a copy reading its
+    another loop (a transpose: strided element accesses), `iteration.transposed.short` when an input's
+    rows are shorter than a vector even after IREE collapses loops (`tiling.contiguous_run`: a broadcast
+    loop in between); `iteration.window`: a copy reading its
     input through window sums (`d1 + d4`: an im2col window copy), which IREE 3.13 runs at about 1 G
     elements/s here whatever the layout (SqueezeNet's [16, 3, 3, 55, 55] one 0.57 ms, packed for the
     data-tiled matmul in the same dispatch; pricing it as bytes moved said 0.05 ms)."""
@@ -387,7 +389,9 @@ def iteration_key(root: OpDesc, t: TargetDesc | None = None) -> str | None:
         res = map_results(m)
         if res and d in {int(x) for r in res[:-1] for x in DIM.findall(r)} and \
                 d not in {int(x) for x in DIM.findall(res[-1])}:
-            return "iteration.transposed"
+            lanes = max(1, cpu[0] // (8 * elem_bytes(op_dtype(root))))
+            runs = [r for r in (contiguous_run(root, pos) for pos in range(root.num_dps_inputs)) if r is not None]
+            return "iteration.transposed.short" if runs and min(runs) < lanes else "iteration.transposed"
     return None
 
 

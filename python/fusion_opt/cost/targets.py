@@ -121,6 +121,11 @@ class TargetDesc:
         # i.e. 1.8-2.7x faster than at winograd.cpu's 0.3 (129.5, 67.8, 50.1 us predicted)
         "winograd.cpu.output": 0.7,
         "iteration.masked": 0.01, "iteration.reduction": 0.02, "iteration.transposed": 0.02,
+        # a transpose whose input rows, once IREE collapses loops, are shorter than a vector (a broadcast
+        # loop in between keeps them apart: an upsample-add written channels-last, FPN's 16x2x2x16x2x2x48
+        # one 819 us, predicted 86 at `iteration.transposed`): 1.7-4.1 ns per element over six such ops
+        # (2026-12-05, 2-core AVX-512), plain transposes 0.1-0.5
+        "iteration.transposed.short": 0.0035,
         # an im2col window copy (model.iteration_key): 0.8-1.2 G elements/s on this 2-core CPU (SqueezeNet's
         # 16x3x3x55x55 copy 0.57 ms, its 3x3x3x111x111 one 0.38 ms, 48x3x3x13x13 0.085 ms) against a
         # measured f32 peak of ~94-150 GFLOP/s

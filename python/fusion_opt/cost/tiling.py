@@ -294,6 +294,21 @@ def fastest_dim(op: OpDesc, map_text: str) -> int | None:
     return int(hit.group(1)) if hit and int(hit.group(1)) < len(op.loop_ranges) else None
 
 
+def contiguous_run(op: OpDesc, pos: int) -> int | None:
+    """Elements operand `pos` of `op` reads contiguously along its loops once IREE collapses them: the
+    product of its fastest loop and the loops just left of it that collapse with it (`loops_collapse`)
+    and that it reads in the same order; None when its fastest index is not a plain loop."""
+    f = fastest_dim(op, op.indexing_maps[pos]) if pos < len(op.indexing_maps) else None
+    if f is None:
+        return None
+    tail = [f]
+    mine = op.map_dims[pos] if pos < len(op.map_dims) else ()
+    while (tail[0] > 0 and len(mine) > len(tail) and mine[-len(tail) - 1] == tail[0] - 1
+           and loops_collapse(op, [tail[0] - 1, *tail])):
+        tail.insert(0, tail[0] - 1)
+    return math.prod(op.loop_ranges[d] for d in tail)
+
+
 def vector_dim(op: OpDesc) -> int | None:
     """The loop IREE vectorizes: the rightmost loop that is some operand's fastest-varying index (each
     operand's map's last result, when a plain dim); None without maps."""

@@ -16,6 +16,7 @@ first (it has no per-op filter), then the same propagation, canonicalize + cse.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -76,6 +77,7 @@ def _run(pipeline: str, fn: ir.Operation, what: str) -> None:
 # ---- per conv (`layout="auto"`): the cost model chooses each conv's layout -----------------------
 
 AUTO_NAME = "conv-layout"
+GROUP, DIGITS = re.compile(r"\[([\d,\s]*)\]"), re.compile(r"\d+")
 # A conv goes channels-last only when predicted at least 10% faster: the channels-last / direct time
 # ratio is off by 1.6x rms on 150 random convs (`tools/sweeps/conv_rates.py`, 2026-12-05); on them a
 # margin of 0.85 / 0.9 / 0.95 / 1.0 left 10 / 8 / 7 / 8 choices more than 10% slower than the better
@@ -213,6 +215,45 @@ def transpose_desc(shape: Sequence[int], perm: Sequence[int], elt: str, loc: str
                   num_dps_inputs=1, bytes_read=nbytes, bytes_written=nbytes)
 
 
+def landed_transpose_s(graph: DataflowGraph, i: int, p: Perms, target: TargetDesc) -> float | None:
+    """Pure: what conv `i`'s input transpose costs where IREE's transpose propagation moves it: up through
+    the input's pad and a collapse_shape into the elementwise generic producing it (its only user), which
+    then writes the channels-last order itself: that generic's time so, less its time as it is. None where
+    the input does not come so. Why: an FPN's upsample-and-add, [48, 16, 2, 2, 16, 2, 2] collapsed to
+    [48, 64, 64], ran 819 us written channels-last against 67 as it was; priced as a plain 48x64x64
+    transpose (82 us) it made the conv channels-last at 1.27x the model's time (2026-12-05)."""
+    k = graph.ops[i].operands[0]
+    while k is not None and k >= 0 and graph.ops[k].name == "tensor.pad" and len(graph.consumers(k)) == 1:
+        k = graph.ops[k].operands[0]
+    if k is None or k < 0 or graph.ops[k].name != "tensor.collapse_shape" or len(graph.consumers(k)) != 1:
+        return None
+    groups = _reassociation(graph.ops[k])
+    src = graph.ops[k].operands[0]
+    if groups is None or src is None or src < 0 or len(graph.consumers(src)) != 1:
+        return None
+    prod = graph.ops[src]
+    n = len(prod.loop_ranges)
+    if (prod.name != "linalg.generic" or prod.kind not in (OpKind.ELEMENTWISE, OpKind.BROADCAST)
+            or len(prod.result_shapes) != 1 or not prod.map_dims or prod.map_dims[-1] != tuple(range(n))
+            or len(groups) != len(p.inp) or sorted(d for g in groups for d in g) != list(range(n))):
+        return None
+    order = tuple(d for g in (groups[j] for j in p.inp) for d in g)
+    lhs = f"({', '.join(f'd{j}' for j in range(n))})"
+    shape = tuple(prod.loop_ranges[d] for d in order)
+    moved = replace(prod, indexing_maps=(*prod.indexing_maps[:-1], f"{lhs} -> ({', '.join(f'd{d}' for d in order)})"),
+                    map_dims=(*prod.map_dims[:-1], order), result_shapes=(shape,),
+                    operand_shapes=(*prod.operand_shapes[:-1], shape))
+    return estimate([moved], target).time_s - estimate([prod], target).time_s
+
+
+def _reassociation(op: OpDesc) -> list[list[int]] | None:
+    """A reshape's `reassociation` attribute (`[[0], [1, 2, 3]]`) as lists of dims, or None."""
+    text = dict(op.attrs).get("reassociation")
+    if not text:
+        return None
+    return [[int(d) for d in DIGITS.findall(g)] for g in GROUP.findall(text)]
+
+
 def nchw_best(graph: DataflowGraph, ops: Sequence[ir.Operation], i: int, target: TargetDesc) -> tuple[str, float]:
     """The conv's best channels-first strategy and its predicted time, as the later rewrites would
     choose: direct, im2col + matmul or Winograd (each paying its input pad where it cannot take it), or
@@ -221,8 +262,8 @@ def nchw_best(graph: DataflowGraph, ops: Sequence[ir.Operation], i: int, target:
     win = depthwise.window(op)
     if win is not None:  # a depthwise conv: direct or its window taps (rewrites/depthwise.py)
         return depthwise.decide(op, win, target).chosen
-    lay = im2col.layout(op)
-    if lay is None:  # a form the NCHW rewrites do not take (a named conv with its batch dim): direct
+    lay = im2col.layout(op, batched=True)  # as `conv-strategy` finds them (`im2col.find_convs`)
+    if lay is None:  # a form the NCHW rewrites do not take: direct
         return "direct", estimate([op], target).time_s
     wlay = winograd.site(graph, ops, i)
     c = winograd.price(graph, (i, wlay), target) if wlay is not None else \
@@ -332,7 +373,8 @@ def choose(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc
         op = graph.ops[i]
         kept, kept_s = nchw_best(graph, ops, i, target)
         elt = op.element_types[0]
-        t_in = estimate([transpose_desc(op.operand_shapes[0], p.inp, elt, op.loc)], target).time_s
+        t_in = max(estimate([transpose_desc(op.operand_shapes[0], p.inp, elt, op.loc)], target).time_s,
+                   landed_transpose_s(graph, i, p, target) or 0.0)
         t_out = estimate([transpose_desc(tuple(op.result_shapes[0][k] for k in p.out), inverse(p.out), elt,
                                          op.loc)], target).time_s
         new = nhwc_desc(op, p)
