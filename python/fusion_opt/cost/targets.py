@@ -94,7 +94,8 @@ class TargetDesc:
         # IREE's channels-last direct conv (rewrites/layout.py): ResNet-50's 3x3 ones at 56x56 and its 7x7
         # stride-2 first conv ran at ~450 GFLOP/s on 2 AVX-512 cores, 1.87x the numpy-sgemm peak
         # (vector_utilisation scales it down for short rows, small images, few channels, big filters;
-        # 1.85 until its 2026-12-05 refit on 230 convs)
+        # 1.85 until its 2026-12-05 refit on 230 convs, against the 137 GFLOP/s peak of that VM's cached
+        # host description, which an idle run measured at 327-369: docs/cost-model.md)
         "convolution.nhwc": 2.65,
         # IREE's code for a window reduction (pooling: not vectorized along the output row): ResNet-50's
         # 3x3 stride-2 max pool, 64x56x56 x 9 taps, took 0.4-0.7 ms here (2.6-4.5 G taps/s; calibrated 0.085)

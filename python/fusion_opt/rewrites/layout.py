@@ -77,10 +77,10 @@ def _run(pipeline: str, fn: ir.Operation, what: str) -> None:
 # ---- per conv (`layout="auto"`): the cost model chooses each conv's layout -----------------------
 
 AUTO_NAME = "conv-layout"
-GROUP, DIGITS = re.compile(r"\[([\d,\s]*)\]"), re.compile(r"\d+")
+_GROUP, _DIGITS = re.compile(r"\[([\d,\s]*)\]"), re.compile(r"\d+")  # a reassociation's groups
 # A conv goes channels-last only when predicted at least 10% faster: the channels-last / direct time
-# ratio is off by 1.6x rms on 150 random convs (`tools/sweeps/conv_rates.py`, 2026-12-05); on them a
-# margin of 0.85 / 0.9 / 0.95 / 1.0 left 10 / 8 / 7 / 8 choices more than 10% slower than the better
+# ratio is off by 1.76x rms on 230 random convs (`tools/sweeps/conv_rates.py`, 2026-12-05); on them a
+# margin of 0.85 / 0.9 / 0.95 / 1.0 left 16 / 9 / 11 / 11 choices more than 10% slower than the better
 # layout (0.85 since 2026-12-01, when the pricing was fitted on 12 convs: ZFNet's 5x5/2 at 25x25 taken
 # at a predicted 1% gain ran 1.07x slower)
 MARGIN = 0.9
@@ -251,7 +251,7 @@ def _reassociation(op: OpDesc) -> list[list[int]] | None:
     text = dict(op.attrs).get("reassociation")
     if not text:
         return None
-    return [[int(d) for d in DIGITS.findall(g)] for g in GROUP.findall(text)]
+    return [[int(d) for d in _DIGITS.findall(g)] for g in _GROUP.findall(text)]
 
 
 def nchw_best(graph: DataflowGraph, ops: Sequence[ir.Operation], i: int, target: TargetDesc) -> tuple[str, float]:
