@@ -5,6 +5,7 @@ hand-written descriptions and run without a compiler (tinygrad / TVM style).
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -69,6 +70,18 @@ def static_ints(op: OpDesc, key: str) -> tuple[int, ...]:
     """An `array<i64: 0, 1, 1>` attribute kept in `op.attrs` (`static_low`, `static_offsets`, ...) as
     (0, 1, 1); () when absent."""
     return tuple(int(v) for v in _INT.findall(dict(op.attrs).get(key, "").split(":", 1)[-1]))
+
+
+def reassociation(op: OpDesc) -> list[list[int]] | None:
+    """A reshape's `reassociation` attribute kept in `op.attrs` (`[[0], [1, 2, 3]]`) as lists of dims;
+    None when absent or not in that form."""
+    text = dict(op.attrs).get("reassociation")
+    if text is None:
+        return None
+    try:
+        return [list(g) for g in json.loads(text)]
+    except (ValueError, TypeError):
+        return None
 
 
 # Metadata-only ops: IREE turns them into flow.tensor.reshape, outside every dispatch.

@@ -16,13 +16,12 @@ first (it has no per-op filter), then the same propagation, canonicalize + cse.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..analysis.classify import DIM, map_results
 from ..analysis.describe import describe_function
-from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, reassociation
 from ..cost.group import elem_bytes
 from ..cost.model import estimate
 from ..cost.targets import TargetDesc
@@ -77,7 +76,6 @@ def _run(pipeline: str, fn: ir.Operation, what: str) -> None:
 # ---- per conv (`layout="auto"`): the cost model chooses each conv's layout -----------------------
 
 AUTO_NAME = "conv-layout"
-_GROUP, _DIGITS = re.compile(r"\[([\d,\s]*)\]"), re.compile(r"\d+")  # a reassociation's groups
 # A conv goes channels-last only when predicted at least 10% faster: the channels-last / direct time
 # ratio is off by 1.76x rms on 230 random convs (`tools/sweeps/conv_rates.py`, 2026-12-05); on them a
 # margin of 0.85 / 0.9 / 0.95 / 1.0 left 16 / 9 / 11 / 11 choices more than 10% slower than the better
@@ -227,7 +225,7 @@ def landed_transpose_s(graph: DataflowGraph, i: int, p: Perms, target: TargetDes
         k = graph.ops[k].operands[0]
     if k is None or k < 0 or graph.ops[k].name != "tensor.collapse_shape" or len(graph.consumers(k)) != 1:
         return None
-    groups = _reassociation(graph.ops[k])
+    groups = reassociation(graph.ops[k])
     src = graph.ops[k].operands[0]
     if groups is None or src is None or src < 0 or len(graph.consumers(src)) != 1:
         return None
@@ -244,14 +242,6 @@ def landed_transpose_s(graph: DataflowGraph, i: int, p: Perms, target: TargetDes
                     map_dims=(*prod.map_dims[:-1], order), result_shapes=(shape,),
                     operand_shapes=(*prod.operand_shapes[:-1], shape))
     return estimate([moved], target).time_s - estimate([prod], target).time_s
-
-
-def _reassociation(op: OpDesc) -> list[list[int]] | None:
-    """A reshape's `reassociation` attribute (`[[0], [1, 2, 3]]`) as lists of dims, or None."""
-    text = dict(op.attrs).get("reassociation")
-    if not text:
-        return None
-    return [[int(d) for d in _DIGITS.findall(g)] for g in _GROUP.findall(text)]
 
 
 def nchw_best(graph: DataflowGraph, ops: Sequence[ir.Operation], i: int, target: TargetDesc) -> tuple[str, float]:

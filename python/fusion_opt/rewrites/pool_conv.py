@@ -18,11 +18,10 @@ channel coordinate, at most as many output channels as input channels.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, reassociation
 from ..fusion.legality import numel
 from ..ir import clone_body, constant_value, defining_op, erase_dead_empty, ir, static_pad, zero_pad
 from .bias_epilogue import MAC
@@ -114,7 +113,7 @@ def _site(graph: DataflowGraph, m: int, a: int) -> Site | None:
         return None
     src = graph.ops[q].operand_shapes[0]
     if reshape is not None:  # padded dims must not merge with others: each padded dim its own group
-        groups = _groups(graph.ops[reshape])
+        groups = reassociation(graph.ops[reshape])
         if groups is None or any(len(g) > 1 and any(src[d] != graph.ops[q].result_shapes[0][d] for d in g)
                                  for g in groups):
             return None
@@ -149,16 +148,6 @@ def _site_after(graph: DataflowGraph, m: int, a: int) -> Site | None:
     if 2 * c_in * c_out * p_out + taps * c_in * p_out >= before:
         return None  # the conv's products saved must outweigh the pool's adds over more channels
     return Site(m, a, scale, s.index, None, None)
-
-
-def _groups(op: OpDesc) -> list[list[int]] | None:
-    text = dict(op.attrs).get("reassociation")
-    if text is None:
-        return None
-    try:
-        return [list(g) for g in json.loads(text)]
-    except (ValueError, TypeError):
-        return None
 
 
 def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[Site]:
@@ -256,7 +245,7 @@ def apply(graph: DataflowGraph, ops: Sequence[ir.Operation], site: Site) -> bool
     high = list(ir.DenseI64ArrayAttr(pad.attributes["static_high"]))
     with conv.context, conv.location, ir.InsertionPoint(conv):
         if site.reshape is not None:
-            groups = _groups(graph.ops[site.reshape])
+            groups = reassociation(graph.ops[site.reshape])
             xt = ir.RankedTensorType(x.type)
             shape = [numel(tuple(xt.shape[d] for d in g)) for g in groups]
             x = tensor.CollapseShapeOp(ir.RankedTensorType.get(shape, elt), x,
