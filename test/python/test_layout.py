@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from fusion_opt.analysis.opdesc import DataflowGraph, OpDesc, OpKind
 from fusion_opt.cost import get_target_desc
-from fusion_opt.cost.model import channels_last_positions, efficiency_key, iteration_key, vector_utilisation
+from fusion_opt.cost.model import channels_last_positions, efficiency_key, iteration_key, shape_facts, vector_utilisation
 from fusion_opt.cost.tiling import contiguous_run
 from fusion_opt.cost.model import estimate
 from fusion_opt.rewrites.layout import (choose, landed_transpose_s, nchw_convs, nhwc_desc, perms, to_channels_last,
@@ -149,6 +149,12 @@ def test_channels_last_pricing_counts_filter_size_and_input_channels() -> None:
         return vector_utilisation(nhwc_desc(op, perms(op)), host)
     assert util(128, 128) == pytest.approx(0.4 * util(64, 64))
     assert util(2, 64) == pytest.approx((2 / 8) ** 0.3 * util(8, 64)) and util(8, 64) == util(64, 64)
+    # the same op on a host with a 2 MB L2 (its filter fits): not the first host's cached facts
+    big = _conv3d(128, 128, 30, 3)
+    d = nhwc_desc(big, perms(big))
+    l2 = replace(host, caches=tuple(c._replace(size_bytes=2 << 20) if c.name == "L2" else c for c in host.caches))
+    assert shape_facts(d, l2)[1] == pytest.approx(shape_facts(d, host)[1] / 0.4)  # both orders, one op
+    assert shape_facts(d, host)[1] == pytest.approx(0.4 * shape_facts(d, l2)[1])
 
 
 def test_small_convs_keep_iree_direct_conv() -> None:

@@ -330,15 +330,17 @@ def lookup_efficiency(table: dict[str, float], key: str, default: float) -> floa
     return default
 
 
-_SHAPE_FACTS: dict[tuple[int, tuple[int, int] | None, bool], tuple[OpDesc, tuple[str, float, str | None]]] = {}
+_SHAPE_FACTS: dict[tuple[int, tuple[int, int] | None, bool, int],
+                   tuple[OpDesc, tuple[str, float, str | None]]] = {}
 
 
 def shape_facts(op: OpDesc, t: TargetDesc | None) -> tuple[str, float, str | None]:
     """(efficiency key, vector utilisation, iteration key) of op on t: they depend on shapes and the
-    target's vector/register widths and data tiling only, not on free constants, so they are computed once (the fitter
-    re-prices the same ops under thousands of constant sets)."""
+    target's vector/register widths, data tiling and private cache size (a channels-last conv's filter
+    fit) only, not on free constants, so they are computed once (the fitter re-prices the same ops under
+    thousands of constant sets)."""
     cpu = _cpu(t)
-    k = (id(op), cpu, t is not None and t.data_tiling)
+    k = (id(op), cpu, t is not None and t.data_tiling, t.private_cache_bytes if t is not None else 0)
     hit = _SHAPE_FACTS.get(k)
     if hit is not None and hit[0] is op:
         return hit[1]
