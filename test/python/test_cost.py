@@ -365,6 +365,10 @@ def test_host_description_is_measured_once_and_cached(tmp_path, monkeypatch):
     host_mod.store_calibration({"launch_s": 7e-6}, tmp_path)
     cal = host_mod.host_target(tmp_path)
     assert cal.launch_s == 7e-6 and cal.calibrated == ("launch_s",) and host_mod.MEASUREMENTS == before + 1
+    # what `fusion-bench calibrate` fits from: the same measurement, no stored constants (it once parsed the
+    # cache file as a description and failed on the {measured, target} format before measuring anything)
+    base = host_mod.host_target(tmp_path, uncalibrated=True)
+    assert base == first and host_mod.host_target(tmp_path) == cal and host_mod.MEASUREMENTS == before + 1
 
 
 def test_cached_host_keeps_measurements_not_constants(tmp_path, monkeypatch):

@@ -25,7 +25,6 @@ from typing import Any
 from ..backends.levers import DATA_TILING
 from ..cost.calibrate import Sample, accuracy, fit, per_kind_error, records, with_sources
 from ..cost.group import group_view
-from ..cost.targets import TargetDesc
 from . import models
 
 CALIBRATION_MODELS: tuple[str, ...] = ("squeezenet", "shufflenet", "inception_v2", "mlp_gelu", "layernorm", "attention")
@@ -145,8 +144,7 @@ def run_calibration(names: Sequence[str], seed: int, repeat: int, *, reuse: bool
           flush=True)
     # Measure the host afresh (a noisy cached peak would otherwise persist) and fit from defaults,
     # not from a previous calibration.
-    host.host_target(remeasure=remeasure)
-    base = _uncalibrated()
+    base = host.host_target(remeasure=remeasure, uncalibrated=True)
     print(f"host: f32 peak {dict(base.peak_flops)['f32'] / 1e9:.1f} GFLOP/s, DRAM {base.dram_bw / 1e9:.1f} GB/s",
           flush=True)
     paths = [(n, _model_path(n, seed, cache)) for n in names]
@@ -174,13 +172,6 @@ def run_calibration(names: Sequence[str], seed: int, repeat: int, *, reuse: bool
         print(f"  {k}: {json.dumps(v, sort_keys=True) if isinstance(v, dict) else f'{v:.4g}'}")
     print(f"stored {path}")
     return {**result.constants, "provenance": prov}
-
-
-def _uncalibrated() -> TargetDesc:
-    """The host as measured, without stored constants (the cached description never holds them)."""
-    from ..cost import host
-    from ..cost.targets import from_json
-    return from_json(json.loads((host.cache_dir() / f"host-{host.host_key()}.json").read_text()))
 
 
 def run_accuracy(jobs: Sequence[tuple[str, Path]], repeat: int, fusions: Sequence[str], *,

@@ -218,11 +218,12 @@ UNCALIBRATED_ENV = "FUSION_OPT_UNCALIBRATED"
 HOST_DESC_ENV = "FUSION_OPT_HOST_DESC"
 
 
-def host_target(directory: Path | None = None, *, remeasure: bool = False) -> TargetDesc:
+def host_target(directory: Path | None = None, *, remeasure: bool = False, uncalibrated: bool = False) -> TargetDesc:
     """This machine, measured once and cached (in memory and as `<dir>/host-<key>.json`: the measured rates,
     rebuilt into a description by this version's code on every load, plus that description to read), with the
-    calibration stored next to it (not for the default cache when $FUSION_OPT_UNCALIBRATED=1), or the
-    description $FUSION_OPT_HOST_DESC names (never calibrated, never measured)."""
+    calibration stored next to it (not for the default cache when $FUSION_OPT_UNCALIBRATED=1, never with
+    `uncalibrated`: what calibration fits from), or the description $FUSION_OPT_HOST_DESC names (never
+    calibrated, never measured)."""
     fixed = os.environ.get(HOST_DESC_ENV) if directory is None and not remeasure else None
     if fixed:
         if fixed not in _MEMO:
@@ -232,11 +233,15 @@ def host_target(directory: Path | None = None, *, remeasure: bool = False) -> Ta
                 raise ValueError(f"${HOST_DESC_ENV}={fixed}: not a target description ({e})") from None
             _MEMO[fixed] = t
         return _MEMO[fixed]
-    skip_cal = directory is None and os.environ.get(UNCALIBRATED_ENV) == "1"
+    skip_cal = uncalibrated or (directory is None and os.environ.get(UNCALIBRATED_ENV) == "1")
     directory = directory or cache_dir()
     path = directory / f"host-{host_key()}.json"
-    if not remeasure and str(path) in _MEMO:
-        return _MEMO[str(path)]
+    memo = f"{path}{' uncalibrated' if uncalibrated else ''}"
+    if remeasure:  # both forms of this file's description are stale
+        _MEMO.pop(str(path), None)
+        _MEMO.pop(f"{path} uncalibrated", None)
+    elif memo in _MEMO:
+        return _MEMO[memo]
     t = None
     if path.exists() and not remeasure:
         try:  # only the measured rates are kept: the model's constants come from this version's code
@@ -251,5 +256,5 @@ def host_target(directory: Path | None = None, *, remeasure: bool = False) -> Ta
     cal = {} if skip_cal else {k: v for k, v in load_calibration(directory).items() if k != "provenance"}
     if cal:  # provenance: facts only, never applied
         t = with_calibration(t, cal)
-    _MEMO[str(path)] = t
+    _MEMO[memo] = t
     return t
