@@ -89,6 +89,25 @@ def test_fit_recovers_known_constants():
     assert "launch_s" not in got  # durations exclude launch work: never fitted from them
 
 
+def test_tied_fit_scales_every_efficiency_together():
+    """`fusion-bench calibrate`'s default: one factor on all efficiencies, so the ratios the planner compares
+    (one conv's forms against each other) stay those of the defaults; a machine 2x slower at everything
+    compute-bound is fitted as a factor of ~0.5, not key by key."""
+    base = get_target_desc("cpu-generic")
+    truth = with_calibration(base, {"efficiency": {k: e * 0.5 for k, e in base.efficiency}})
+    samples = synthetic(truth, np.random.default_rng(3))
+    params = default_params(samples, base, free=False)
+    assert params[0] == ("efficiency_scale", None) and not any(n == "efficiency" for n, _ in params)
+    res = fit(samples, base, free=False, sweeps=10)
+    eff, ref = res.constants["efficiency"], dict(base.efficiency)
+    assert set(eff) == set(ref)  # every key, not only those the samples hold
+    assert eff["contraction"] / ref["contraction"] == pytest.approx(0.5, rel=0.15)
+    assert all(eff[k] / ref[k] == pytest.approx(eff["contraction"] / ref["contraction"]) for k in ref if ref[k])
+    assert bench_cal._scale(base, res.constants) == pytest.approx(0.5, rel=0.15)
+    with pytest.raises(ValueError, match="needs the target"):
+        constants_of(params[:1], [0.5])
+
+
 def test_default_params_follow_the_samples():
     base = get_target_desc("cpu-generic")
     params = default_params(synthetic(base, np.random.default_rng(1)), base)
@@ -193,6 +212,7 @@ def test_cli_parses_calibrate_and_accuracy(tmp_path: Path):
     assert (a.command, a.models, a.seed, a.repeat, a.remeasure) == ("calibrate", ["squeezenet", "layernorm"], 3, 4,
                                                                      True)
     assert parse_args(["calibrate"]).models == list(bench_cal.CALIBRATION_MODELS)
+    assert not a.free and parse_args(["calibrate", "--free"]).free
     f = tmp_path / "m.onnx"
     f.write_bytes(b"")
     b = parse_args(["accuracy", "--models", str(f), "--json", str(tmp_path / "o.json")])

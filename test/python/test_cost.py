@@ -363,12 +363,17 @@ def test_host_description_is_measured_once_and_cached(tmp_path, monkeypatch):
     host_mod._MEMO.clear()  # a new process: read from the file, no measurement
     assert host_mod.host_target(tmp_path) == first and host_mod.MEASUREMENTS == before + 1
     host_mod.store_calibration({"launch_s": 7e-6}, tmp_path)
-    cal = host_mod.host_target(tmp_path)
+    cal = host_mod.host_target(tmp_path, calibrated=True)
     assert cal.launch_s == 7e-6 and cal.calibrated == ("launch_s",) and host_mod.MEASUREMENTS == before + 1
-    # what `fusion-bench calibrate` fits from: the same measurement, no stored constants (it once parsed the
-    # cache file as a description and failed on the {measured, target} format before measuring anything)
-    base = host_mod.host_target(tmp_path, uncalibrated=True)
-    assert base == first and host_mod.host_target(tmp_path) == cal and host_mod.MEASUREMENTS == before + 1
+    # planning applies a stored calibration only when asked (its plans ran slower: host.CALIBRATED_ENV), and
+    # `fusion-bench calibrate` fits from the same measurement without it (it once parsed the cache file as a
+    # description and failed on the {measured, target} format before measuring anything)
+    assert host_mod.host_target(tmp_path) == first and host_mod.host_target(tmp_path, calibrated=False) == first
+    monkeypatch.setenv(host_mod.CALIBRATED_ENV, "1")
+    monkeypatch.delenv(host_mod.UNCALIBRATED_ENV, raising=False)
+    assert host_mod.host_target(tmp_path) == cal and host_mod.MEASUREMENTS == before + 1
+    monkeypatch.setenv(host_mod.UNCALIBRATED_ENV, "1")
+    assert host_mod.host_target(tmp_path) == first
 
 
 def test_cached_host_keeps_measurements_not_constants(tmp_path, monkeypatch):

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..backends.levers import DATA_TILING
+from ..cost.targets import TargetDesc
 from ..cost.calibrate import Sample, accuracy, fit, per_kind_error, records, with_sources
 from ..cost.group import group_view
 from . import models
@@ -135,7 +136,8 @@ def machine() -> str:
 
 
 def run_calibration(names: Sequence[str], seed: int, repeat: int, *, reuse: bool = False,
-                    cache: Path | None = None, remeasure: bool = True, rounds: int = 1) -> dict[str, Any]:
+                    cache: Path | None = None, remeasure: bool = True, rounds: int = 1,
+                    free: bool = False) -> dict[str, Any]:
     """Measure, fit, store; returns the stored calibration (constants + provenance)."""
     from ..cost import host
 
@@ -144,20 +146,21 @@ def run_calibration(names: Sequence[str], seed: int, repeat: int, *, reuse: bool
           flush=True)
     # Measure the host afresh (a noisy cached peak would otherwise persist) and fit from defaults,
     # not from a previous calibration.
-    base = host.host_target(remeasure=remeasure, uncalibrated=True)
+    base = host.host_target(remeasure=remeasure, calibrated=False)
     print(f"host: f32 peak {dict(base.peak_flops)['f32'] / 1e9:.1f} GFLOP/s, DRAM {base.dram_bw / 1e9:.1f} GB/s",
           flush=True)
     paths = [(n, _model_path(n, seed, cache)) for n in names]
     samples, facts = collect(paths, FUSIONS, repeat, reuse=reuse, rounds=rounds)
     t0 = time.perf_counter()
-    result = fit(samples, base, progress=lambda k, l: print(f"  sweep {k}: mean |log(pred/meas)| {l:.3f}",
+    result = fit(samples, base, free=free, progress=lambda k, l: print(f"  sweep {k}: mean |log(pred/meas)| {l:.3f}",
                                                             flush=True))
     from ..cost.targets import with_calibration
     tuned = with_calibration(base, result.constants)
     acc = accuracy([r["predicted_us"] for r in records(samples, tuned)], [s.measured_s * 1e6 for s in samples])
     prov = {"models": list(names), "seeds": [seed], "repetitions": repeat, "rounds": rounds, "fusions": list(FUSIONS),
             "date": datetime.datetime.now().isoformat(timespec="seconds"), "machine": machine(),
-            "dispatches": len(samples), "fit_loss_before": round(result.loss_before, 4),
+            "dispatches": len(samples), "free": free,
+            **({} if free else {"efficiency_scale": round(_scale(base, result.constants), 4)}), "fit_loss_before": round(result.loss_before, 4),
             "fit_loss": round(result.loss_after, 4), "fit_sweeps": result.sweeps,
             "fit_seconds": round(time.perf_counter() - t0, 1),
             "fit_kendall_tau": round(acc["kendall_tau"], 4), "fit_median_rel_error": round(acc["median_rel_error"], 4),
@@ -170,8 +173,14 @@ def run_calibration(names: Sequence[str], seed: int, repeat: int, *, reuse: bool
           f"{acc['median_rel_error']:.1%}, p90 {acc['p90_rel_error']:.1%}")
     for k, v in result.constants.items():
         print(f"  {k}: {json.dumps(v, sort_keys=True) if isinstance(v, dict) else f'{v:.4g}'}")
-    print(f"stored {path}")
+    print(f"stored {path} (planning uses it with ${host.CALIBRATED_ENV}=1 only: docs/cost-model.md, Calibration)")
     return {**result.constants, "provenance": prov}
+
+
+def _scale(base: TargetDesc, constants: dict[str, Any]) -> float:
+    """The common factor a tied fit put on every efficiency key."""
+    key, e = next((k, e) for k, e in base.efficiency if e > 0)
+    return float(constants["efficiency"][key]) / e
 
 
 def run_accuracy(jobs: Sequence[tuple[str, Path]], repeat: int, fusions: Sequence[str], *,
@@ -180,7 +189,7 @@ def run_accuracy(jobs: Sequence[tuple[str, Path]], repeat: int, fusions: Sequenc
 
     print(describe_sets())
     print(f"measuring: {', '.join(n for n, _ in jobs)} ({repeat} repetitions, fusion {'+'.join(fusions)})", flush=True)
-    target = host.host_target()
+    target = host.host_target(calibrated=True)
     cal = host.load_calibration()
     prov = cal.get("provenance", {})
     if not cal:
@@ -234,6 +243,10 @@ def add_calibrate_args(p: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="weights/inputs seed of the suite models")
     p.add_argument("--no-remeasure", dest="remeasure", action="store_false",
                    help="keep the cached host peak/bandwidth instead of measuring them again")
+    p.add_argument("--free", action="store_true",
+                   help="fit every efficiency key on its own instead of one factor on all of them (more "
+                        "accurate on the calibration set, but it can reorder the forms the planner chooses "
+                        "between: see docs/cost-model.md)")
 
 
 def add_accuracy_args(p: Any) -> None:
@@ -269,7 +282,7 @@ def check_args(ap: Any, args: Any) -> None:
 def run_command(args: Any) -> int:
     if args.command == "calibrate":
         run_calibration(args.models, args.seed, args.repeat, reuse=args.reuse, cache=args.cache,
-                        remeasure=args.remeasure, rounds=args.rounds)
+                        remeasure=args.remeasure, rounds=args.rounds, free=args.free)
         return 0
     if args.models:
         jobs = [(p.stem, p) for p in args.models]
