@@ -3,7 +3,7 @@
 Spec sheets do not say what a VM slice of a server CPU achieves, so peak FLOP/s and bandwidths are
 measured with numpy (OpenBLAS sgemm for peak, multi-threaded streaming adds for bandwidth; about
 1 s) and cached as JSON keyed by CPU model and core count: later processes read the file. Calibrated
-constants are stored next to it (`<key>.calibration.json`) and applied on load.
+constants are stored next to it (`<key>.calibration.json`), applied on load with $FUSION_OPT_CALIBRATED=1.
 """
 from __future__ import annotations
 

@@ -257,7 +257,7 @@ def list_target_descs() -> list[str]:
 
 def get_target_desc(name: str) -> TargetDesc:
     """A target by name or alias ("llvm-cpu"/"cpu" -> host, "cuda" -> sm_80). `host` is measured once per
-    machine and cached; calibrated constants stored with it are applied."""
+    machine and cached; calibrated constants stored with it are applied with $FUSION_OPT_CALIBRATED=1."""
     name = ALIASES.get(name, name)
     if name == "host":
         from .host import host_target
