@@ -163,6 +163,35 @@ def test_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "noise: median CV" in capsys.readouterr().out
 
 
+@needs_ort
+def test_an_engine_with_wrong_results_gets_no_ratio(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """IREE's own ONNX import computed an unseen super-resolution net 0.18 off (2026-12-05) and the report
+    still divided by its time: a wrong engine is timed and flagged, never a ratio. Here iree_best's
+    outputs are shifted by one."""
+    path = mlp_model(tmp_path / "tiny_mlp.onnx")
+    real = iree_best.build
+
+    def shifted(p: Path, flags: tuple[str, ...]) -> object:
+        b = real(p, flags)
+
+        class Off:
+            input_names, import_s, compile_s = b.input_names, b.import_s, b.compile_s
+
+            def __call__(self, *a: np.ndarray) -> list[np.ndarray]:
+                return [o + 1.0 for o in runner.as_outputs(b(*a))]
+        return Off()
+
+    monkeypatch.setattr(iree_best, "build", shifted)
+    rec = runner.bench_model(path, ["cost"], "host", 2, 1, iree_best_flags=iree_best.IREE_BEST_FLAGS)
+    assert rec["iree_best_wrong"] and rec["iree_best_ms"] > 0 and "wrong results" in rec["error"]
+    assert "ours_over_iree_best" not in rec and "ours_over_iree_best_paired" not in rec
+    assert rec["ours_over_ort"] > 0 and not rec.get("wrong")
+    f32 = [np.ones((2, 3), np.float32)]
+    assert not runner.wrong(f32, f32) and runner.wrong([f32[0] * 1.01], f32) and runner.wrong([f32[0][:1]], f32)
+    assert not runner.wrong([f32[0] * (1 + 1e-5)], f32) and runner.wrong([f32[0] * np.nan], f32)
+    assert not runner.wrong([f32[0] * np.nan], [f32[0] * np.nan]) and np.isnan(runner.max_abs_err([f32[0] * np.nan], f32))
+
+
 def test_iree_on_our_rewritten_graph(tmp_path: Path) -> None:
     """A conv our cost mode turns into a window copy + matmul: IREE's own formation of that rewritten
     module needs at least as many dispatches as our plan, and more than of the original graph."""

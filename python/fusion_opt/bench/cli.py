@@ -259,6 +259,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         args.plot.parent.mkdir(parents=True, exist_ok=True)
         args.plot.write_text(plot.svg(records, f"fusion-bench ({args.target}, repeat {args.repeat})"))
         print(f"wrote {args.plot}")
+    bad = [str(r["model"]) for r in records if r.get("wrong")]
+    if bad:
+        print(f"fusion-bench: our compile gave wrong results on {', '.join(bad)}", file=sys.stderr)
+        return 1
     ok = [r for r in records if any(f"{runner.label(m)}_ms" in r for m in args.modes)]
     return 0 if ok else 1
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import iree_best, models, roofline, same_graph
-from .timing import as_outputs, max_abs_err, measure, paired_ratio, short_error  # noqa: F401 - re-exported
+from .timing import as_outputs, max_abs_err, measure, paired_ratio, short_error, wrong  # noqa: F401 - re-exported
 from .summary import geomean  # noqa: F401 - re-exported: older callers use runner.geomean
 
 # Engines ours is divided by in the records (ours_over_X).
@@ -106,9 +106,15 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
         errors.append(f"ort: {short_error(e)}")
     if refs is None:
         refs = outs.get("ort")
+    wrong_cols = set()
     for col, got in outs.items():
         if refs is not None and not (col == "ort" and rec["reference"] == "onnxruntime"):
             rec["max_abs_err" if col == "ours" else f"{col}_max_abs_err"] = max_abs_err(got, refs)
+            if wrong(got, refs):  # timed still, but no ratio: a wrong result is no baseline (nor a win)
+                wrong_cols.add(col)
+                rec["wrong" if col == "ours" else f"{col}_wrong"] = True
+                errors.append(f"{col}: wrong results (max abs error {rec['max_abs_err' if col == 'ours' else f'{col}_max_abs_err']:.2e} "
+                              f"against the {rec['reference']} outputs): no ratio")
     rounds: dict[str, list[float]] = {}
     if fns:
         for col, t in measure(fns, repeat, warmup, rounds).items():
@@ -116,6 +122,8 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
             for k in ("min_ms", "max_ms", "stdev_ms"):
                 rec[f"{col}_{k}"] = round(t[k], 4)
     for other in OTHERS:
+        if "ours" in wrong_cols or other in wrong_cols:
+            continue
         if "ours_ms" in rec and rec.get(f"{other}_ms"):
             rec[f"ours_over_{other}"] = round(rec["ours_ms"] / rec[f"{other}_ms"], 4)
         if "ours" in rounds and rounds.get(other):

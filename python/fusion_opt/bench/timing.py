@@ -22,6 +22,27 @@ def as_outputs(result: Any) -> list[np.ndarray]:
     return [np.asarray(result)]
 
 
+# An engine whose outputs are farther than this from the reference (relative to max(1, |reference|), never
+# finer than 64 ulps of the output type) computed something else: its time is no comparison.
+WRONG_REL = 1e-3
+
+
+def wrong(got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> bool:
+    """Outputs that differ from the reference beyond `WRONG_REL` (or in count, shape or NaNs)."""
+    if len(got) != len(want) or any(g.shape != w.shape for g, w in zip(got, want)):
+        return True
+    for g, w in zip(got, want):
+        if g.size and np.issubdtype(w.dtype, np.floating):
+            g64, w64 = g.astype(np.float64), w.astype(np.float64)
+            d = np.where(np.isnan(g64) & np.isnan(w64), 0.0, np.abs(g64 - w64))  # NaN where the reference has one
+            tol = max(WRONG_REL, 64 * float(np.finfo(w.dtype).eps)) * max(1.0, float(np.nanmax(np.abs(w64), initial=0)))
+            if not float(np.max(d)) <= tol:  # a NaN of ours alone: wrong
+                return True
+        elif g.size and not np.array_equal(g, w):
+            return True
+    return False
+
+
 def max_abs_err(got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> float:
     """Largest |got - want| over all outputs; inf on a count or shape mismatch, nan if anything is NaN."""
     if len(got) != len(want):
@@ -31,7 +52,10 @@ def max_abs_err(got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> float:
         if g.shape != w.shape:
             return math.inf
         if g.size:
-            err = max(err, float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64)))))
+            d = float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64))))
+            if math.isnan(d):
+                return math.nan  # max() would drop it: max(0.0, nan) is 0.0
+            err = max(err, d)
     return err
 
 
