@@ -19,6 +19,8 @@ from .patterns import hits as pattern_hits
 from .patterns.conv_bn import fold_conv_bn
 from .rewrites import attention, bmm_tiles, depthwise, im2col, pool_taps, siblings, winograd
 from .rewrites.bias_epilogue import bias_to_epilogue
+from .rewrites.conv3d import NAME as CONV3D
+from .rewrites.conv3d import split_3d_convs
 from .rewrites.dead_taps import NAME as DEAD_TAPS
 from .rewrites.dead_taps import drop_dead_taps
 from .rewrites.int_narrow import NAME as INT_NARROW
@@ -42,13 +44,14 @@ from .transforms.padded_results import write_pads_into_regions
 # Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
 PLAIN_REWRITES = {DEAD_TAPS: drop_dead_taps,
                   "conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
-                  "bias-epilogue": bias_to_epilogue, POOL_CONV: swap_pools, INT_NARROW: narrow_int_matmuls,
+                  "bias-epilogue": bias_to_epilogue, CONV3D: split_3d_convs, POOL_CONV: swap_pools, INT_NARROW: narrow_int_matmuls,
                   QUANT_PAIR: fold_quant_pairs, SLICE_CONCAT: gather_slice_concats, SORT_TOPK: sorts_to_topk,
                   "unit-batch-matmul": flatten_unit_batches,
                   bmm_tiles.NAME: bmm_tiles.attach_bmm_tiles}
 # bmm-tiles: llvm-cpu tile sizes, meaningless to the GPU pipelines; sort-topk: IREE 3.13's CUDA and SPIR-V
-# pipelines fail on its top-k op as a dispatch of ours ("LLVM Translation failed ... unrealized_conversion_cast")
-CPU_ONLY = frozenset({bmm_tiles.NAME, SORT_TOPK})
+# pipelines fail on its top-k op as a dispatch of ours ("LLVM Translation failed ... unrealized_conversion_cast");
+# conv3d-slices: measured on the CPU only (IREE's GPU conv code unmeasured on 3-D convs)
+CPU_ONLY = frozenset({bmm_tiles.NAME, SORT_TOPK, CONV3D})
 ATTRIBUTE_ONLY = frozenset({bmm_tiles.NAME})  # sets an attribute: op indices stay valid
 # The user's layout choice (`layout="nhwc"`), run first, the order measured in docs/patterns.md. After
 # the plain rewrites instead, Conv-BN folds all of ResNet-50's 53 BatchNorms (36 when first: the

@@ -39,6 +39,11 @@ PATTERNS: tuple[Pattern, ...] = (
             "past IREE's const-eval size limit, computes in a dispatch of its own) an output-sized tensor per call",
             "accumulate into a zero fill, add the [F] bias in an epilogue that joins the contraction's group "
             "(rewrites/bias_epilogue.py)", match.bias_epilogue, rewrite=True),
+    Pattern("conv3d-slices", "IREE 3.13 has no fast CPU path for a 3-D conv: a 16 -> 32 3x3x3 conv over 8x16x16 "
+            "ran at 7-9 GFLOP/s in either layout (6.4-7.8 ms), 0.82 ms as im2col + matmul (its window copy 0.55)",
+            "one 2-D conv per kernel plane over the output depths as a batch, each reading a strided depth slice "
+            "(a view) and accumulating into the previous one's result; the 2-D convs then get the 2-D strategies "
+            "(channels-last 0.36 ms); CPU targets only (rewrites/conv3d.py)", match.conv3d_slices, rewrite=True),
     Pattern("pool-conv-swap", "a sum/average pool and a 1x1 conv commute (both linear): Inception's pool branch "
             "pads and pools a 192-576 channel concat before projecting it to 32-128 channels, DenseNet's "
             "transitions run a 1x1 conv on 4x the pixels their 2x2 stride-2 pool keeps",

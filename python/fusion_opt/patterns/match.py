@@ -49,6 +49,11 @@ def bias_epilogue(graph: DataflowGraph) -> Hits:
     return find(graph)
 
 
+def conv3d_slices(graph: DataflowGraph) -> Hits:
+    from ..rewrites.conv3d import find
+    return [(s.conv,) for s in find(graph)]
+
+
 def pool_conv_swap(graph: DataflowGraph) -> Hits:
     from ..rewrites.pool_conv import find
     return [tuple(i for i in (s.pad, s.reshape, s.pool, s.scale, s.conv) if i is not None) for s in find(graph)]

@@ -88,7 +88,7 @@ def _pad_of(graph: DataflowGraph, i: int) -> int | None:
     return p
 
 
-def _filter_values(w: ir.Value) -> np.ndarray | None:
+def filter_values(w: ir.Value) -> np.ndarray | None:
     """The values of a constant filter (a splat broadcast), else None."""
     owner = w.owner
     if isinstance(owner, ir.Block) or owner.name != "arith.constant":
@@ -106,7 +106,7 @@ def _filter_values(w: ir.Value) -> np.ndarray | None:
 def _live_filter(w: ir.Value, op: OpDesc, live: Sequence[tuple[int, int, int]]) -> np.ndarray | None:
     """The filter's live taps (`live`, by loop), if it is a constant whose dropped taps are all finite
     (0 * inf is NaN); one-tap dims dropped."""
-    values = _filter_values(w)
+    values = filter_values(w)
     if values is None:
         return None
     kept = [slice(None)] * values.ndim

@@ -1,0 +1,98 @@
+"""conv3d-slices (rewrites/conv3d.py): which 3-D convs split into 2-D ones per kernel plane, and that results
+stay those of onnxruntime (strides, dilations, pads, a bias, BatchNorm folded into the filter first)."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import fusion_opt as fo
+from fusion_opt.analysis.describe import describe_function
+from fusion_opt.ir import functions, ir, new_session
+from fusion_opt.rewrites.conv3d import find, site
+
+
+def _conv3d(c, f, dhw, kernel, strides=(1, 1, 1), dilations=(1, 1, 1), pads=(1,) * 6, group=1, batch=1, bn=False):
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.standard_normal((f, c // group, *kernel)).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.standard_normal(f).astype(np.float32), "b")]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=list(kernel), strides=list(strides),
+                              dilations=list(dilations), pads=list(pads), group=group)]
+    last = "y"
+    if bn:
+        for name, v in (("s", rng.uniform(0.5, 1.5, f)), ("o", rng.uniform(-0.2, 0.2, f)),
+                        ("m", rng.uniform(-0.2, 0.2, f)), ("v", rng.uniform(0.5, 1.5, f))):
+            inits.append(numpy_helper.from_array(v.astype(np.float32), name))
+        nodes.append(helper.make_node("BatchNormalization", ["y", "s", "o", "m", "v"], ["n"]))
+        last = "n"
+    nodes.append(helper.make_node("Relu", [last], ["z"]))
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, c, *dhw])],
+                          [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("args, kw, hits", [
+    ((8, 16, (6, 12, 12), (3, 3, 3)), {}, 1),
+    ((3, 8, (7, 16, 16), (3, 3, 3)), {"strides": (2, 1, 1), "bn": True}, 1),          # C = 3, depth stride 2, BN
+    ((4, 8, (9, 10, 10), (2, 3, 3)), {"dilations": (3, 1, 1), "pads": (0, 1, 1, 2, 1, 1)}, 1),  # dilated depth
+    ((8, 8, (5, 9, 9), (1, 3, 3)), {"pads": (0, 1, 1, 0, 1, 1)}, 0),   # one plane: the import folds the unit loop
+    ((8, 16, (6, 10, 10), (3, 3, 3)), {"strides": (1, 2, 2)}, 1),                      # spatial stride
+    ((8, 8, (6, 10, 10), (3, 3, 3)), {"group": 2}, 0),                                 # grouped: kept
+    ((4, 8, (6, 10, 10), (3, 3, 3)), {"batch": 2}, 0),                                 # a batch: kept
+])
+def test_matches_onnxruntime(args, kw, hits):
+    model = _conv3d(*args, **kw)
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    m = fo.compile_onnx(model)
+    assert dict(m.plan.patterns).get("conv3d-slices", 0) == hits
+    np.testing.assert_allclose(m(x), ref, rtol=1e-4, atol=1e-4)
+    assert not m.fallbacks
+    off = fo.compile_onnx(model, disable_patterns=["conv3d-slices"])
+    assert "conv3d-slices" not in dict(off.plan.patterns)
+
+
+TEXT = """
+func.func @f(%x: tensor<4x11x10x10xf32>, %w: tensor<8x4x3x3x3xf32>, %o: tensor<8x3x8x8xf32>) -> tensor<8x3x8x8xf32> {
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d1 * 2 + d5 * 3, d2 + d6, d3 + d7)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d4, d5, d6, d7)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<4x11x10x10xf32>, tensor<8x4x3x3x3xf32>) outs(%o : tensor<8x3x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x3x8x8xf32>
+  return %c : tensor<8x3x8x8xf32>
+}"""
+
+
+def _conv_desc():
+    with new_session().context:
+        module = ir.Module.parse(TEXT)
+        graph, _ = describe_function(functions(module)[0], "t.mlir")
+    return graph
+
+
+def test_site_reads_depth_stride_and_dilation():
+    graph = _conv_desc()
+    (s,) = find(graph)
+    assert (s.in_dim, s.kd, s.od, s.stride, s.dilation, s.flt_dim) == (1, 5, 1, 2, 3, 2)
+
+
+@pytest.mark.parametrize("x_map", [
+    "(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d1 + d5 + d6, d2, d3 + d7)",   # three terms in one read
+    "(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d1 + d5, d2 + d6, d3)",        # a window loop no read offsets
+    "(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d1 + d5, d2 + d6, d3 mod 4 + d7)",  # not affine terms
+])
+def test_not_a_3d_conv(x_map):
+    """site() is pure: the described conv with its input map changed is refused."""
+    op = next(o for o in _conv_desc().ops if o.kind.name == "CONVOLUTION")
+    assert site(0, op) is not None
+    assert site(0, replace(op, indexing_maps=(x_map, *op.indexing_maps[1:]))) is None
