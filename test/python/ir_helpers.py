@@ -23,6 +23,18 @@ def describe_text(text: str):
     return sess, module, f, graph, ops
 
 
+def compiled_and_ort(model, **compile_kw):
+    """`fo.compile_onnx(model)`, its output and onnxruntime's on one seeded input (a one-input float model)."""
+    import fusion_opt as fo
+    import onnxruntime as ort
+
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    m = fo.compile_onnx(model, **compile_kw)
+    return m, m(x), ref
+
+
 def relu_pad_conv_mlir(c: int, f: int, h: int, first_conv: bool = False) -> str:
     """`@net`: [an NCHW 3x3 conv c -> f, pad 1, then] relu, zero pad by 1, a 3x3 conv f -> f, on an
     h x h image with unit batch; the weights are arguments (`%w1` only with `first_conv`)."""

@@ -6,14 +6,12 @@ from dataclasses import replace
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import fusion_opt as fo
-from fusion_opt.analysis.describe import describe_function
-from fusion_opt.ir import functions, ir, new_session
 from fusion_opt.rewrites.conv3d import find, site
+from ir_helpers import compiled_and_ort, describe_text
 
 
 def _conv3d(c, f, dhw, kernel, strides=(1, 1, 1), dilations=(1, 1, 1), pads=(1,) * 6, group=1, batch=1, bn=False):
@@ -46,12 +44,9 @@ def _conv3d(c, f, dhw, kernel, strides=(1, 1, 1), dilations=(1, 1, 1), pads=(1,)
 ])
 def test_matches_onnxruntime(args, kw, hits):
     model = _conv3d(*args, **kw)
-    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
-    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
-    ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
-    m = fo.compile_onnx(model)
+    m, got, ref = compiled_and_ort(model)
     assert dict(m.plan.patterns).get("conv3d-slices", 0) == hits
-    np.testing.assert_allclose(m(x), ref, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
     assert not m.fallbacks
     off = fo.compile_onnx(model, disable_patterns=["conv3d-slices"])
     assert "conv3d-slices" not in dict(off.plan.patterns)
@@ -74,10 +69,7 @@ func.func @f(%x: tensor<4x11x10x10xf32>, %w: tensor<8x4x3x3x3xf32>, %o: tensor<8
 
 
 def _conv_desc():
-    with new_session().context:
-        module = ir.Module.parse(TEXT)
-        graph, _ = describe_function(functions(module)[0], "t.mlir")
-    return graph
+    return describe_text(TEXT)[3]
 
 
 def test_site_reads_depth_stride_and_dilation():

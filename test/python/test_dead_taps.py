@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import fusion_opt as fo
 from fusion_opt.rewrites.dead_taps import live_taps
+from ir_helpers import compiled_and_ort
 
 
 @pytest.mark.parametrize("lo, extent, outs, stride, taps, dilation, expected", [
@@ -47,13 +47,9 @@ def _conv(c, f, h, w, kernel, dilations, pads, strides, group=1, batch=1, filt=N
     ((16, 8, 14, 14, (3, 3), (12, 12), (12, 12, 12, 12), (1, 1)), 0),            # every tap live
 ])
 def test_matches_onnxruntime(args, hits):
-    model = _conv(*args)
-    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
-    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
-    ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
-    m = fo.compile_onnx(model)
+    m, got, ref = compiled_and_ort(_conv(*args))
     assert dict(m.plan.patterns).get("dead-taps", 0) == hits
-    np.testing.assert_allclose(m(x), ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
     assert not m.fallbacks
 
 
