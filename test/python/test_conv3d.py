@@ -88,3 +88,44 @@ def test_not_a_3d_conv(x_map):
     op = next(o for o in _conv_desc().ops if o.kind.name == "CONVOLUTION")
     assert site(0, op) is not None
     assert site(0, replace(op, indexing_maps=(x_map, *op.indexing_maps[1:]))) is None
+
+
+SLICED = """
+func.func @f(%x: tensor<3x10x6x6xf32>) -> (tensor<8x6x6x3xf32>, tensor<8x6x6x3xf32>) {{
+  %a = tensor.extract_slice %x[0, 0, 0, 0] [3, 8, 6, 6] [1, 1, 1, 1] : tensor<3x10x6x6xf32> to tensor<3x8x6x6xf32>
+  %b = tensor.extract_slice %x[0, 2, 0, 0] [3, 8, 6, 6] [1, 1, 1, 1] : tensor<3x10x6x6xf32> to tensor<3x8x6x6xf32>
+  %e = tensor.empty() : tensor<8x6x6x3xf32>
+  %ta = linalg.transpose ins(%a : tensor<3x8x6x6xf32>) outs(%e : tensor<8x6x6x3xf32>) permutation = [1, 2, 3, 0]
+  %tb = linalg.transpose ins(%b : tensor<3x8x6x6xf32>) outs(%e : tensor<8x6x6x3xf32>) permutation = [{p}]
+  return %ta, %tb : tensor<8x6x6x3xf32>, tensor<8x6x6x3xf32>
+}}"""
+
+
+@pytest.mark.parametrize("p, hoisted", [("1, 2, 3, 0", 1), ("1, 3, 2, 0", 0)])
+def test_slices_of_one_tensor_share_one_transpose(p, hoisted):
+    """conv-layout's propagation (rewrites/slice_transpose.py): the planes' input transposes become slices of
+    one transpose of the whole input; not with two permutations."""
+    from fusion_opt.ir import block_ops
+    from fusion_opt.rewrites.slice_transpose import hoist_transposes
+
+    _, module, f, _, _ = describe_text(SLICED.format(p=p))
+    assert hoist_transposes(f) == hoisted
+    assert f.verify()
+    names = [op.name for op in block_ops(f)]
+    assert names.count("linalg.transpose") == 2 - hoisted and names.count("tensor.extract_slice") == 2
+    if not hoisted:
+        return
+    text = str(f)
+    assert "linalg.transpose ins(%arg0 : tensor<3x10x6x6xf32>)" in text
+    assert "[2, 0, 0, 0] [8, 6, 6, 3] [1, 1, 1, 1] : tensor<10x6x6x3xf32> to tensor<8x6x6x3xf32>" in text
+
+
+def test_a_slice_used_otherwise_keeps_its_transpose():
+    from fusion_opt.rewrites.slice_transpose import hoist_transposes
+
+    text = SLICED.format(p="1, 2, 3, 0").replace(
+        "(tensor<8x6x6x3xf32>, tensor<8x6x6x3xf32>) {", "(tensor<8x6x6x3xf32>, tensor<8x6x6x3xf32>, tensor<3x10x6x6xf32>) {"
+    ).replace("return %ta, %tb : tensor<8x6x6x3xf32>, tensor<8x6x6x3xf32>",
+              "return %ta, %tb, %x : tensor<8x6x6x3xf32>, tensor<8x6x6x3xf32>, tensor<3x10x6x6xf32>")
+    _, module, f, _, _ = describe_text(text)
+    assert hoist_transposes(f) == 0  # %x is also returned: one transpose of it would not replace the two

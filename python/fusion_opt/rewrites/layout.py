@@ -32,6 +32,7 @@ from ..ir import PassManager, defining_op, ir, pad_value, static_pad
 from . import depthwise, im2col, winograd
 from .choice import Choice, Rewrite
 from .collapse_dims import collapse_expanded_reads
+from .slice_transpose import hoist_transposes
 
 LAYOUTS = ("nchw", "nhwc", "auto")
 _PROPAGATION = "iree-global-opt-propagate-linalg-transpose,canonicalize,cse"
@@ -457,6 +458,8 @@ def propagate(fn: ir.Operation) -> None:
     pads and pools until a pair meets and cancels."""
     drop_constant_reads(fn)  # the pass reads a constant in a map as a dim (importers/constant_reads.py)
     _run(PROPAGATE, fn, "transpose propagation")
+    if hoist_transposes(fn):  # conv3d-slices' planes: one transpose of their input, which moves on up
+        _run(PROPAGATE, fn, "transpose propagation")
     collapse_expanded_reads(fn)  # it moves head-split reshapes above bias adds (rewrites/collapse_dims.py)
 
 

@@ -1,0 +1,81 @@
+"""Transposes of slices of one tensor as slices of its one transpose (part of `conv-layout`'s propagation).
+
+Why: `conv3d-slices` makes a 3-D conv one 2-D conv per kernel plane, each reading a depth slice of the
+same padded input; made channels-last, each plane's conv gets its own input transpose, and IREE's
+transpose propagation does not move a transpose above a `tensor.extract_slice`: three transpose
+dispatches per 3-D conv over almost the same data (C3D's [3, 8, 34, 34] planes of a [3, 10, 34, 34]
+input). As slices of one transpose of the whole input they are views again, and the one transpose can
+move on up through the pad to meet the previous conv's transpose back and cancel.
+
+Only where every use of the tensor is such a slice-then-transpose with the same permutation (at least
+two): the one transpose then covers what the several did, never a small slice of a big tensor.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..ir import block_ops, defining_op, ir, use_owner
+
+
+def _static(op: ir.Operation, name: str) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(op.attributes[name]))
+
+
+def _perm(op: ir.Operation) -> tuple[int, ...]:
+    return tuple(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+
+
+def _pairs(src: ir.Value) -> list[tuple[ir.Operation, ir.Operation]] | None:
+    """(slice, transpose) per use of `src`, when every use is a static, rank-keeping slice used only by a
+    `linalg.transpose`, all with one permutation; else None."""
+    pairs = []
+    for use in src.uses:
+        sl = use_owner(use)
+        if sl.name != "tensor.extract_slice" or len(sl.operands) != 1 or \
+                ir.RankedTensorType(sl.results[0].type).rank != ir.RankedTensorType(src.type).rank:
+            return None
+        users = [use_owner(u) for u in sl.results[0].uses]
+        if len(users) != 1 or users[0].name != "linalg.transpose":
+            return None
+        pairs.append((sl, users[0]))
+    if len(pairs) < 2 or len({_perm(t) for _, t in pairs}) != 1:
+        return None
+    return pairs
+
+
+def _hoist(src: ir.Value, pairs: Sequence[tuple[ir.Operation, ir.Operation]], order: Sequence[ir.Operation]) -> None:
+    from iree.compiler.dialects import linalg, tensor
+
+    perm = _perm(pairs[0][1])
+    src_t = ir.RankedTensorType(src.type)
+    elt = src_t.element_type
+    anchor = next(op for op in order if any(op == sl for sl, _ in pairs))  # the first slice in block order
+    with anchor.context, anchor.location, ir.InsertionPoint(anchor):
+        whole = linalg.transpose(src, outs=[tensor.EmptyOp([src_t.shape[k] for k in perm], elt).result],
+                                 permutation=list(perm)).results[0]
+    for sl, tr in pairs:
+        offs, sizes, strides = (_static(sl, k) for k in ("static_offsets", "static_sizes", "static_strides"))
+        with tr.context, tr.location, ir.InsertionPoint(tr):
+            new = tensor.ExtractSliceOp(tr.results[0].type, whole, [], [], [], [offs[k] for k in perm],
+                                        [sizes[k] for k in perm], [strides[k] for k in perm]).result
+        tr.results[0].replace_all_uses_with(new)
+        tr.erase()
+        sl.erase()
+
+
+def hoist_transposes(fn: ir.Operation) -> int:
+    """Rewrite every tensor whose uses are all slice-then-transpose (see the module docstring); returns
+    how many tensors."""
+    order = block_ops(fn)
+    sources: list[ir.Value] = []
+    for op in order:
+        sl = defining_op(op.operands[0]) if op.name == "linalg.transpose" else None
+        if sl is not None and sl.name == "tensor.extract_slice" and not any(v == sl.operands[0] for v in sources):
+            sources.append(sl.operands[0])
+    done = 0
+    for src in sources:  # found first: a rewrite erases ops of the walk
+        pairs = _pairs(src)
+        if pairs is not None:
+            _hoist(src, pairs, order)
+            done += 1
+    return done
