@@ -129,3 +129,23 @@ def test_a_slice_used_otherwise_keeps_its_transpose():
               "return %ta, %tb, %x : tensor<8x6x6x3xf32>, tensor<8x6x6x3xf32>, tensor<3x10x6x6xf32>")
     _, module, f, _, _ = describe_text(text)
     assert hoist_transposes(f) == 0  # %x is also returned: one transpose of it would not replace the two
+
+
+def test_the_one_transpose_moves_above_the_pad():
+    """The planes read a padded input: the transpose goes above the pad, which is made anew channels-last
+    (IREE's propagation then carries the transpose on up; it does not cross a pad itself)."""
+    from fusion_opt.ir import block_ops
+    from fusion_opt.rewrites.slice_transpose import hoist_transposes
+
+    text = SLICED.format(p="1, 2, 3, 0").replace("%x: tensor<3x10x6x6xf32>", "%y: tensor<3x8x4x4xf32>").replace(
+        "  %a = tensor.extract_slice", """  %z = arith.constant 0.0 : f32
+  %x = tensor.pad %y low[0, 1, 1, 1] high[0, 1, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z : f32
+  } : tensor<3x8x4x4xf32> to tensor<3x10x6x6xf32>
+  %a = tensor.extract_slice""", 1)
+    _, module, f, _, _ = describe_text(text)
+    assert hoist_transposes(f) == 1 and f.verify()
+    out = str(f)
+    assert "linalg.transpose ins(%arg0 : tensor<3x8x4x4xf32>)" in out
+    assert "low[1, 1, 1, 0] high[1, 1, 1, 0]" in out and "tensor<8x4x4x3xf32> to tensor<10x6x6x3xf32>" in out

@@ -28,11 +28,11 @@ from ..cost.targets import TargetDesc
 from ..errors import PlanError
 from ..fusion.legality import numel
 from ..importers.constant_reads import drop_constant_reads
-from ..ir import PassManager, defining_op, ir, pad_value, static_pad
+from ..ir import PassManager, defining_op, ir
 from . import depthwise, im2col, winograd
 from .choice import Choice, Rewrite
 from .collapse_dims import collapse_expanded_reads
-from .slice_transpose import hoist_transposes
+from .slice_transpose import hoist_transposes, movable_pad, repad
 
 LAYOUTS = ("nchw", "nhwc", "auto")
 _PROPAGATION = "iree-global-opt-propagate-linalg-transpose,canonicalize,cse"
@@ -416,8 +416,8 @@ def convert(op: ir.Operation, desc: OpDesc, p: Perms) -> None:
         src = defining_op(v)
         if src is not None and src.name == "linalg.fill":  # a fill in the new layout: nothing to move
             return linalg.fill(src.operands[0], outs=[tensor.EmptyOp([shape[k] for k in perm], elt).result])
-        if _movable_pad(src, v):  # the pad's source moves and the pad is made anew in the new layout, so
-            return _repad(src, moved(src.operands[0], perm), perm)  # the transpose can meet the previous conv's
+        if movable_pad(src, v):  # the pad's source moves and the pad is made anew in the new layout, so
+            return repad(src, moved(src.operands[0], perm), perm)  # the transpose can meet the previous conv's
         return linalg.transpose(v, outs=[tensor.EmptyOp([shape[k] for k in perm], elt).result],
                                 permutation=list(perm)).results[0]
 
@@ -436,21 +436,6 @@ def convert(op: ir.Operation, desc: OpDesc, p: Perms) -> None:
                                permutation=inverse(p.out)).results[0]
     op.results[0].replace_all_uses_with(res)
     op.erase()
-
-
-def _movable_pad(op: ir.Operation | None, v: ir.Value) -> bool:
-    """A static `tensor.pad` whose only use is `v`'s conv and whose padding value is defined outside it
-    (IREE's propagation moves transposes through elementwise ops but not through pads)."""
-    if op is None or op.name != "tensor.pad" or len(op.operands) != 1 or len(list(v.uses)) != 1:
-        return False
-    value = defining_op(pad_value(op))
-    return value is None or value.parent != op
-
-
-def _repad(pad: ir.Operation, src: ir.Value, perm: Sequence[int]) -> ir.Value:
-    """`pad` applied to `src`, the pad's source transposed by `perm`."""
-    low, high = (list(ir.DenseI64ArrayAttr(pad.attributes[k])) for k in ("static_low", "static_high"))
-    return static_pad(src, [low[k] for k in perm], [high[k] for k in perm], pad_value(pad))
 
 
 def propagate(fn: ir.Operation) -> None:

@@ -1,11 +1,13 @@
-"""Transposes of slices of one tensor as slices of its one transpose (part of `conv-layout`'s propagation).
+"""Moving transposes where IREE's propagation does not: above slices of one tensor and above pads (part of
+`conv-layout`'s propagation).
 
 Why: `conv3d-slices` makes a 3-D conv one 2-D conv per kernel plane, each reading a depth slice of the
 same padded input; made channels-last, each plane's conv gets its own input transpose, and IREE's
 transpose propagation does not move a transpose above a `tensor.extract_slice`: three transpose
 dispatches per 3-D conv over almost the same data (C3D's [3, 8, 34, 34] planes of a [3, 10, 34, 34]
-input). As slices of one transpose of the whole input they are views again, and the one transpose can
-move on up through the pad to meet the previous conv's transpose back and cancel.
+input). As slices of one transpose of the whole input they are views again, and the one transpose moves
+above the input's pad (made anew in the new layout, as `layout.convert` does for a conv's own input), where
+IREE's propagation can take it on to meet the previous conv's transpose back and cancel.
 
 Only where every use of the tensor is such a slice-then-transpose with the same permutation (at least
 two): the one transpose then covers what the several did, never a small slice of a big tensor.
@@ -14,7 +16,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..ir import block_ops, defining_op, ir, use_owner
+from ..ir import block_ops, defining_op, ir, pad_value, static_pad, use_owner
+
+
+def _value_outside(pad: ir.Operation) -> bool:
+    """The pad's padding value is defined outside its region (so the pad can be made anew elsewhere)."""
+    value = defining_op(pad_value(pad))
+    return value is None or value.parent != pad
+
+
+def movable_pad(op: ir.Operation | None, v: ir.Value) -> bool:
+    """A static `tensor.pad` whose only use is `v`'s conv and whose padding value is defined outside it
+    (IREE's propagation moves transposes through elementwise ops but not through pads)."""
+    return (op is not None and op.name == "tensor.pad" and len(op.operands) == 1 and len(list(v.uses)) == 1
+            and _value_outside(op))
+
+
+def repad(pad: ir.Operation, src: ir.Value, perm: Sequence[int]) -> ir.Value:
+    """`pad` applied to `src`, the pad's source transposed by `perm`."""
+    low, high = (list(ir.DenseI64ArrayAttr(pad.attributes[k])) for k in ("static_low", "static_high"))
+    return static_pad(src, [low[k] for k in perm], [high[k] for k in perm], pad_value(pad))
 
 
 def _static(op: ir.Operation, name: str) -> list[int]:
@@ -50,9 +71,16 @@ def _hoist(src: ir.Value, pairs: Sequence[tuple[ir.Operation, ir.Operation]], or
     src_t = ir.RankedTensorType(src.type)
     elt = src_t.element_type
     anchor = next(op for op in order if any(op == sl for sl, _ in pairs))  # the first slice in block order
+    pad = defining_op(src)
     with anchor.context, anchor.location, ir.InsertionPoint(anchor):
-        whole = linalg.transpose(src, outs=[tensor.EmptyOp([src_t.shape[k] for k in perm], elt).result],
-                                 permutation=list(perm)).results[0]
+        if pad is not None and pad.name == "tensor.pad" and len(pad.operands) == 1 and _value_outside(pad):
+            inner = ir.RankedTensorType(pad.operands[0].type)  # the pad made anew after the transpose, which
+            moved = linalg.transpose(pad.operands[0], outs=[tensor.EmptyOp([inner.shape[k] for k in perm], elt).result],
+                                     permutation=list(perm)).results[0]  # can then meet the producer's own
+            whole = repad(pad, moved, perm)
+        else:
+            whole = linalg.transpose(src, outs=[tensor.EmptyOp([src_t.shape[k] for k in perm], elt).result],
+                                     permutation=list(perm)).results[0]
     for sl, tr in pairs:
         offs, sizes, strides = (_static(sl, k) for k in ("static_offsets", "static_sizes", "static_strides"))
         with tr.context, tr.location, ir.InsertionPoint(tr):
