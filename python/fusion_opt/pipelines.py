@@ -44,7 +44,8 @@ from .transforms.padded_results import write_pads_into_regions
 # Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
 PLAIN_REWRITES = {DEAD_TAPS: drop_dead_taps,
                   "conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
-                  "bias-epilogue": bias_to_epilogue, CONV3D: split_3d_convs, POOL_CONV: swap_pools, INT_NARROW: narrow_int_matmuls,
+                  "bias-epilogue": bias_to_epilogue, CONV3D: split_3d_convs, POOL_CONV: swap_pools,
+                  INT_NARROW: narrow_int_matmuls,
                   QUANT_PAIR: fold_quant_pairs, SLICE_CONCAT: gather_slice_concats, SORT_TOPK: sorts_to_topk,
                   "unit-batch-matmul": flatten_unit_batches,
                   bmm_tiles.NAME: bmm_tiles.attach_bmm_tiles}

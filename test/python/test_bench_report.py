@@ -190,6 +190,8 @@ def test_an_engine_with_wrong_results_gets_no_ratio(tmp_path: Path, monkeypatch:
     assert not runner.wrong(f32, f32) and runner.wrong([f32[0] * 1.01], f32) and runner.wrong([f32[0][:1]], f32)
     assert not runner.wrong([f32[0] * (1 + 1e-5)], f32) and runner.wrong([f32[0] * np.nan], f32)
     assert not runner.wrong([f32[0] * np.nan], [f32[0] * np.nan]) and np.isnan(runner.max_abs_err([f32[0] * np.nan], f32))
+    ties = [np.array([0, 1]), np.array([1, 1])]  # argmax indices of tied values: not judged
+    assert not runner.wrong(ties[:1], ties[1:])
 
 
 def test_iree_on_our_rewritten_graph(tmp_path: Path) -> None:

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..backends.levers import DATA_TILING
-from ..cost.targets import TargetDesc
 from ..cost.calibrate import Sample, accuracy, fit, per_kind_error, records, with_sources
 from ..cost.group import group_view
+from ..cost.targets import TargetDesc
 from . import models
 
 CALIBRATION_MODELS: tuple[str, ...] = ("squeezenet", "shufflenet", "inception_v2", "mlp_gelu", "layernorm", "attention")
@@ -160,7 +160,8 @@ def run_calibration(names: Sequence[str], seed: int, repeat: int, *, reuse: bool
     prov = {"models": list(names), "seeds": [seed], "repetitions": repeat, "rounds": rounds, "fusions": list(FUSIONS),
             "date": datetime.datetime.now().isoformat(timespec="seconds"), "machine": machine(),
             "dispatches": len(samples), "free": free,
-            **({} if free else {"efficiency_scale": round(_scale(base, result.constants), 4)}), "fit_loss_before": round(result.loss_before, 4),
+            **({} if free else {"efficiency_scale": round(_scale(base, result.constants), 4)}),
+            "fit_loss_before": round(result.loss_before, 4),
             "fit_loss": round(result.loss_after, 4), "fit_sweeps": result.sweeps,
             "fit_seconds": round(time.perf_counter() - t0, 1),
             "fit_kendall_tau": round(acc["kendall_tau"], 4), "fit_median_rel_error": round(acc["median_rel_error"], 4),

@@ -113,8 +113,9 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
             if wrong(got, refs):  # timed still, but no ratio: a wrong result is no baseline (nor a win)
                 wrong_cols.add(col)
                 rec["wrong" if col == "ours" else f"{col}_wrong"] = True
-                errors.append(f"{col}: wrong results (max abs error {rec['max_abs_err' if col == 'ours' else f'{col}_max_abs_err']:.2e} "
-                              f"against the {rec['reference']} outputs): no ratio")
+                err = max_abs_err(got, refs)
+                errors.append(f"{col}: wrong results (max abs error {err:.2e} against the {rec['reference']} "
+                              "outputs): no ratio")
     rounds: dict[str, list[float]] = {}
     if fns:
         for col, t in measure(fns, repeat, warmup, rounds).items():
