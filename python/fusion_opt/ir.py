@@ -5,6 +5,8 @@ Every module that touches IR imports from here, so the binding source is pinned 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from iree.compiler import ir  # noqa: F401
 from iree.compiler.api import Output, Session  # noqa: F401
 from iree.compiler.dialects import arith, flow, func, linalg, tensor  # noqa: F401
@@ -99,6 +101,21 @@ def static_pad(src: ir.Value, low: list[int], high: list[int], value: ir.Value) 
     with ir.InsertionPoint(body):
         tensor.YieldOp(value)
     return new.result
+
+
+def mul_add_generic(inputs: Sequence[ir.Value], init: ir.Value, maps: Sequence[ir.Attribute],
+                    iterator_types: Sequence[str]) -> ir.Value:
+    """A `linalg.generic` accumulating `inputs[0] * inputs[1]` into `init` through `maps` (the body of a
+    matmul or conv: init + a * b), at the current insertion point; its result."""
+    its = [ir.Attribute.parse(f"#linalg.iterator_type<{it}>") for it in iterator_types]
+    out_t = ir.RankedTensorType(init.type)
+    gen = linalg.GenericOp([out_t], list(inputs), [init], ir.ArrayAttr.get(list(maps)), ir.ArrayAttr.get(its))
+    elt = out_t.element_type
+    body = gen.regions[0].blocks.append(elt, elt, elt)
+    with ir.InsertionPoint(body):
+        prod = arith.MulFOp(body.arguments[0], body.arguments[1]).result
+        linalg.YieldOp([arith.AddFOp(body.arguments[2], prod).result])
+    return gen.result
 
 
 def defining_op(v: ir.Value) -> ir.Operation | None:

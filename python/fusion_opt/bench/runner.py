@@ -109,11 +109,10 @@ def bench_model(path: Path, modes: Sequence[str], target: str, repeat: int, warm
     wrong_cols = set()
     for col, got in outs.items():
         if refs is not None and not (col == "ort" and rec["reference"] == "onnxruntime"):
-            rec["max_abs_err" if col == "ours" else f"{col}_max_abs_err"] = max_abs_err(got, refs)
+            err = rec["max_abs_err" if col == "ours" else f"{col}_max_abs_err"] = max_abs_err(got, refs)
             if wrong(got, refs):  # timed still, but no ratio: a wrong result is no baseline (nor a win)
                 wrong_cols.add(col)
                 rec["wrong" if col == "ours" else f"{col}_wrong"] = True
-                err = max_abs_err(got, refs)
                 errors.append(f"{col}: wrong results (max abs error {err:.2e} against the {rec['reference']} "
                               "outputs): no ratio")
     rounds: dict[str, list[float]] = {}

@@ -25,9 +25,9 @@ import numpy as np
 
 from ..analysis.classify import DIM, map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
-from ..ir import ir
+from ..ir import ir, mul_add_generic
 from .dead_taps import filter_values
-from .taps import affine_terms, strided_slice
+from .taps import affine_terms, map_attr, strided_slice
 
 NAME = "conv3d-slices"
 
@@ -82,15 +82,8 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[Site]:
     return [s for i, op in enumerate(graph.ops) if i not in skip and (s := site(i, op)) is not None]
 
 
-def _map(n: int, results: Sequence[str]) -> ir.Attribute:
-    loops = ", ".join(f"d{k}" for k in range(n))
-    return ir.Attribute.parse(f"affine_map<({loops}) -> ({', '.join(results)})>")
-
-
 def apply(ops: Sequence[ir.Operation], desc: OpDesc, s: Site) -> None:
     """Replace the conv by one 2-D conv per kernel plane, chained through their inits, in place."""
-    from iree.compiler.dialects import arith, linalg
-
     conv = ops[s.conv]
     x, w, init = conv.operands[0], conv.operands[1], conv.operands[2]
     n = len(desc.loop_ranges)
@@ -100,24 +93,17 @@ def apply(ops: Sequence[ir.Operation], desc: OpDesc, s: Site) -> None:
              for j, e in enumerate(map_results(desc.indexing_maps[0]))]
     x_shape, w_shape = desc.operand_shapes[0], desc.operand_shapes[1]
     depth = desc.loop_ranges[s.od]
-    out_t = ir.RankedTensorType(conv.results[0].type)
     acc = init
     values = filter_values(w)
     with conv.context, conv.location, ir.InsertionPoint(conv):
-        maps = ir.ArrayAttr.get([_map(n - 1, x_res), _map(n - 1, [f"d{renum[d]}" for d in desc.map_dims[1] if d != s.kd]),
-                                 _map(n - 1, [f"d{renum[d]}" for d in desc.map_dims[2]])])
-        its = ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{desc.iterator_types[d]}>") for d in keep])
+        maps = [map_attr(n - 1, x_res), map_attr(n - 1, [f"d{renum[d]}" for d in desc.map_dims[1] if d != s.kd]),
+                map_attr(n - 1, [f"d{renum[d]}" for d in desc.map_dims[2]])]
+        its = [desc.iterator_types[d] for d in keep]
         for plane in range(desc.loop_ranges[s.kd]):
             xs = strided_slice(x, [(plane * s.dilation, depth, s.stride) if j == s.in_dim else (0, size, 1)
                                    for j, size in enumerate(x_shape)])
             ws = _plane(w, values, plane, s.flt_dim, w_shape)
-            gen = linalg.GenericOp([out_t], [xs, ws], [acc], maps, its)
-            elt = out_t.element_type
-            blk = gen.regions[0].blocks.append(elt, elt, elt)
-            with ir.InsertionPoint(blk):
-                prod = arith.MulFOp(blk.arguments[0], blk.arguments[1]).result
-                linalg.YieldOp([arith.AddFOp(blk.arguments[2], prod).result])
-            acc = gen.result
+            acc = mul_add_generic([xs, ws], acc, maps, its)
     conv.results[0].replace_all_uses_with(acc)
     conv.erase()
 

@@ -26,7 +26,7 @@ import numpy as np
 from ..analysis.classify import map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, static_ints
 from ..ir import ir, static_pad, zero_pad
-from .taps import affine_terms
+from .taps import affine_terms, map_attr
 
 NAME = "dead-taps"
 FLOAT_TYPES = frozenset({"f16", "f32", "f64"})  # bf16: no numpy type to rebuild its constant
@@ -150,11 +150,6 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[Site]:
     return sites
 
 
-def _map(n: int, results: Sequence[str]) -> ir.AffineMapAttr:
-    loops = ", ".join(f"d{k}" for k in range(n))
-    return ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<({loops}) -> ({', '.join(results)})>"))
-
-
 def apply(ops: Sequence[ir.Operation], desc: OpDesc, site: Site, live_filter: np.ndarray) -> None:
     """Rebuild conv `site.conv` over its live taps (see the module docstring), in place; `live_filter`:
     the filter's values at those taps (`_live_filter`), a new constant (IREE kept a slice of the old one
@@ -199,8 +194,8 @@ def apply(ops: Sequence[ir.Operation], desc: OpDesc, site: Site, live_filter: np
                              ir.DenseElementsAttr.get(np.ascontiguousarray(live_filter.astype(_NP[str(w_t.element_type)])),
                                                       type=w_t.element_type)).result
         n = len(keep)
-        maps = [_map(n, x_res), _map(n, [f"d{renum[d]}" for d in w_dims if d not in gone]),
-                _map(n, [f"d{renum[d]}" for d in desc.map_dims[2]])]
+        maps = [map_attr(n, x_res), map_attr(n, [f"d{renum[d]}" for d in w_dims if d not in gone]),
+                map_attr(n, [f"d{renum[d]}" for d in desc.map_dims[2]])]
         its = ir.ArrayAttr.get([ir.Attribute.parse(f"#linalg.iterator_type<{desc.iterator_types[d]}>") for d in keep])
         out_t = ir.RankedTensorType(conv.results[0].type)
         gen = linalg.GenericOp([out_t], [x, w], [conv.operands[2]], ir.ArrayAttr.get(maps), its)

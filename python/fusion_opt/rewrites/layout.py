@@ -28,7 +28,7 @@ from ..cost.targets import TargetDesc
 from ..errors import PlanError
 from ..fusion.legality import numel
 from ..importers.constant_reads import drop_constant_reads
-from ..ir import PassManager, defining_op, ir
+from ..ir import PassManager, defining_op, ir, mul_add_generic
 from . import depthwise, im2col, winograd
 from .choice import Choice, Rewrite
 from .collapse_dims import collapse_expanded_reads
@@ -405,7 +405,7 @@ def convert(op: ir.Operation, desc: OpDesc, p: Perms) -> None:
     """Replace conv `op` (named or generic) by a channels-last generic conv between transposes, in
     place: input and filter transposed in, the result transposed back (a fill init is made anew in the
     new layout). `propagate` then moves the transposes until pairs cancel."""
-    from iree.compiler.dialects import arith, linalg, tensor
+    from iree.compiler.dialects import linalg, tensor
 
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
     new = nhwc_desc(desc, p)
@@ -423,16 +423,10 @@ def convert(op: ir.Operation, desc: OpDesc, p: Perms) -> None:
 
     with op.context, op.location, ir.InsertionPoint(op):
         x2, w2, init2 = moved(x, p.inp), moved(w, p.flt), moved(init, p.out)
-        maps = [ir.Attribute.parse(f"affine_map<{m}>") for m in new.indexing_maps]
-        its = [ir.Attribute.parse(f"#linalg.iterator_type<{it}>") for it in new.iterator_types]
-        conv = linalg.GenericOp([ir.RankedTensorType(init2.type)], [x2, w2], [init2], ir.ArrayAttr.get(maps),
-                                ir.ArrayAttr.get(its))
-        body = conv.regions[0].blocks.append(elt, elt, elt)
-        with ir.InsertionPoint(body):
-            prod = arith.MulFOp(body.arguments[0], body.arguments[1]).result
-            linalg.YieldOp([arith.AddFOp(body.arguments[2], prod).result])
+        conv = mul_add_generic([x2, w2], init2, [ir.Attribute.parse(f"affine_map<{m}>") for m in new.indexing_maps],
+                               new.iterator_types)
         out_shape = ir.RankedTensorType(op.results[0].type).shape
-        res = linalg.transpose(conv.result, outs=[tensor.EmptyOp(list(out_shape), elt).result],
+        res = linalg.transpose(conv, outs=[tensor.EmptyOp(list(out_shape), elt).result],
                                permutation=inverse(p.out)).results[0]
     op.results[0].replace_all_uses_with(res)
     op.erase()

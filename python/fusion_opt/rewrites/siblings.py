@@ -21,7 +21,7 @@ from ..cost.group import elem_bytes
 from ..cost.model import estimate, matmul_dims
 from ..cost.targets import TargetDesc
 from ..fusion.legality import numel
-from ..ir import ir
+from ..ir import ir, mul_add_generic
 from ..ir import linalg as linalg_ir
 from .choice import Choice, Rewrite
 from .im2col import propagate_reshapes
@@ -177,8 +177,6 @@ def apply_stacking(ops: Sequence[ir.Operation], s: Stacking) -> None:
     n_loops = maps[0].n_dims
     reductions = set(range(n_loops)) - set(_dims(maps[2]))
     with first.context, first.location, ir.InsertionPoint(first):
-        par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-        red = ir.Attribute.parse("#linalg.iterator_type<reduction>")
         one_w = ir.RankedTensorType.get([1, *wtype.shape], elt)
         parts = [tensor.ExpandShapeOp(one_w, m.operands[1], [[0, 1], *[[d + 1] for d in range(1, wtype.rank)]],
                                       [], [1, *wtype.shape]).result for m in members]
@@ -188,15 +186,10 @@ def apply_stacking(ops: Sequence[ir.Operation], s: Stacking) -> None:
         scalar = arith.ConstantOp(elt, init0.owner.operands[0].owner.attributes["value"]).result
         init = linalg.fill(scalar, outs=[empty])
         new_maps = [_shifted(maps[0], False), _shifted(maps[1], True), _shifted(maps[2], True)]
-        iters = [par] + [red if d in reductions else par for d in range(n_loops)]
-        op = linalg.GenericOp([out_t], [lhs, wstack], [init], ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in new_maps]),
-                              ir.ArrayAttr.get(iters))
-        body = op.regions[0].blocks.append(elt, elt, elt)
-        with ir.InsertionPoint(body):
-            prod = arith.MulFOp(body.arguments[0], body.arguments[1]).result
-            linalg.YieldOp([arith.AddFOp(body.arguments[2], prod).result])
+        iters = ["parallel"] + ["reduction" if d in reductions else "parallel" for d in range(n_loops)]
+        stacked = mul_add_generic([lhs, wstack], init, [ir.AffineMapAttr.get(m) for m in new_maps], iters)
         for j, m in enumerate(members):
-            part = tensor.ExtractSliceOp(rtype, op.result, [], [], [], [j] + [0] * rtype.rank,
+            part = tensor.ExtractSliceOp(rtype, stacked, [], [], [], [j] + [0] * rtype.rank,
                                          [1, *rtype.shape], [1] * (rtype.rank + 1))
             m.results[0].replace_all_uses_with(part.result)
     for m in members:

@@ -44,10 +44,15 @@ def strided_slice(x: ir.Value, dims: Sequence[tuple[int, int, int]], shape: Sequ
     return tensor.ExtractSliceOp(res_t, x, [], [], [], offs, sizes, strides).result
 
 
+def map_attr(n: int, results: Sequence[str]) -> ir.AffineMapAttr:
+    """`(d0, ..., dn-1) -> (<results>...)`, results as affine expression text."""
+    loops = ", ".join(f"d{k}" for k in range(n))
+    return ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<({loops}) -> ({', '.join(results)})>"))
+
+
 def affine_map(n: int, results: Sequence[int]) -> ir.AffineMapAttr:
     """`(d0, ..., dn-1) -> (d<results>...)`."""
-    loops = ", ".join(f"d{k}" for k in range(n))
-    return ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<({loops}) -> ({', '.join(f'd{r}' for r in results)})>"))
+    return map_attr(n, [f"d{r}" for r in results])
 
 
 def zeros(shape: Sequence[int], elt: ir.Type) -> ir.Value:
