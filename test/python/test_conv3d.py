@@ -41,6 +41,10 @@ def _conv3d(c, f, dhw, kernel, strides=(1, 1, 1), dilations=(1, 1, 1), pads=(1,)
     ((8, 16, (6, 10, 10), (3, 3, 3)), {"strides": (1, 2, 2)}, 1),                      # spatial stride
     ((8, 8, (6, 10, 10), (3, 3, 3)), {"group": 2}, 0),                                 # grouped: kept
     ((4, 8, (6, 10, 10), (3, 3, 3)), {"batch": 2}, 0),                                 # a batch: kept
+    # R(2+1)D's temporal (3, 1, 1) conv: planes as channels-last matmuls over [D, H*W, C]; BN folded first
+    ((16, 24, (8, 7, 7), (3, 1, 1)), {"pads": (1, 0, 0, 1, 0, 0), "bn": True}, 1),
+    ((8, 16, (9, 6, 6), (2, 1, 1)), {"pads": (0,) * 6, "dilations": (3, 1, 1)}, 1),    # dilated depth
+    ((8, 16, (8, 7, 7), (3, 1, 1)), {"pads": (1, 0, 0, 1, 0, 0), "strides": (2, 1, 1)}, 0),  # strided: kept
 ])
 def test_matches_onnxruntime(args, kw, hits):
     model = _conv3d(*args, **kw)
@@ -149,3 +153,39 @@ def test_the_one_transpose_moves_above_the_pad():
     out = str(f)
     assert "linalg.transpose ins(%arg0 : tensor<3x8x4x4xf32>)" in out
     assert "low[1, 1, 1, 0] high[1, 1, 1, 0]" in out and "tensor<8x4x4x3xf32> to tensor<10x6x6x3xf32>" in out
+
+
+FLAT = """
+func.func @f(%x: tensor<4x10x7x7xf32>, %w: tensor<8x4x3xf32>, %o: tensor<8x8x7x7xf32>) -> tensor<8x8x7x7xf32> {
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d1 + d5, d2, d3)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d4, d5)>,
+                                        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %w : tensor<4x10x7x7xf32>, tensor<8x4x3xf32>) outs(%o : tensor<8x8x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8x7x7xf32>
+  return %c : tensor<8x8x7x7xf32>
+}"""
+
+
+def test_depth_only_kernel_splits_flat_into_matmuls():
+    """R(2+1)D's (3, 1, 1) conv (the import folds the unit kernel dims: filter [F, C, KD]): its planes are 2-D
+    matmuls over contiguous depth slices of the input made channels-last `[D, H*W, C]`, not 4-D generics
+    (which took the layout propagation's transposes on one side only: IREE exceeded its stack limit)."""
+    from fusion_opt.rewrites.conv3d import split_3d_convs
+
+    _, module, f, graph, ops = describe_text(FLAT)
+    (s,) = find(graph)
+    assert s.flat and (s.kd, s.od, s.stride) == (5, 1, 1)
+    assert split_3d_convs(graph, ops) == 1
+    f.verify()
+    text = str(f)
+    assert text.count("linalg.generic") == 3  # one per plane (each filter plane a slice: a non-constant filter)
+    assert text.count("tensor<8x49x4xf32> to tensor<8x49x4xf32>") == 0  # slices of [10, 49, 4], never copies
+    assert text.count("tensor<10x49x4xf32> to tensor<8x49x4xf32>") == 3
+    assert "tensor<8x49x8xf32>" in text and text.count("linalg.transpose") == 3  # input, init, result moved once
+    strided = FLAT.replace("d1 + d5", "d1 * 2 + d5").replace("4x10x7x7", "4x17x7x7")
+    assert find(describe_text(strided)[3]) == []  # a strided depth slice is no matrix: kept

@@ -14,9 +14,11 @@ The steps, in order:
 1. unit dims folded where a reduction keeps one (IREE's fold-unit-extent-dims, as the ONNX path runs
    it; named transposes generalized first, since the pass leaves them alone): a keepdim LayerNorm
    3 -> 1 dispatch, a torch-mlir style [1, H, S, D] attention 5 -> 4;
-2. transposes read by contractions folded into their maps (IREE's
-   `iree-global-opt-propagate-linalg-transpose`, which the ONNX path runs; here only where a transpose
-   feeds a contraction, the transposes it leaves generalized again);
+2. transposes propagated (IREE's `iree-global-opt-propagate-linalg-transpose`, which the ONNX path runs
+   on every function): folded into the maps of the contractions and elementwise ops that read them,
+   inverse pairs cancelled; the transposes it leaves generalized again, as the ONNX path has them (a
+   reduce + two inverse transposes 4 -> 2 dispatches, transpose + exp + inverse transpose 2 -> 1: IREE's
+   own formation 2 and 1). Until 2026-12-05 it ran only where a transpose fed a contraction;
 3. `linalg.map` and `linalg.broadcast` generalized (maps the layout propagation and epilogue rules read);
 4. a copy-only generic (a broadcast or transpose) whose every reader is a generic folded into those
    readers' maps, as IREE's elementwise fusion does before it forms dispatches (the `side-input` rule
@@ -107,13 +109,11 @@ def _any_op(module: ir.Module, pred) -> bool:
     return found
 
 
-def _transpose_into_contraction(o: ir.Operation) -> bool:
+def _transpose(o: ir.Operation) -> bool:
     if o.name == "linalg.transpose":
-        transpose = True
-    else:
-        src = indexing_maps(o)[0] if copy_only(o) else None
-        transpose = src is not None and src.is_permutation and src != ir.AffineMap.get_identity(src.n_dims)
-    return transpose and any(_contraction(use_owner(u)) for u in o.results[0].uses)
+        return True
+    src = indexing_maps(o)[0] if copy_only(o) else None
+    return src is not None and src.is_permutation and src != ir.AffineMap.get_identity(src.n_dims)
 
 
 def _keepdim_reduction(o: ir.Operation) -> bool:
@@ -144,9 +144,9 @@ def _run_keeping_pins(module: ir.Module, pipeline: str, source_name: str) -> boo
 
 def _propagate_transposes(module: ir.Module, source_name: str) -> None:
     """Its greedy rewriting also folds constants and turns every copy-only transpose into a named
-    `linalg.transpose` (which the planner keeps alone), so it runs only where a transpose feeds a
-    contraction, and the transposes it leaves are generalized again, as the ONNX path's FOLD_UNIT_DIMS does."""
-    if not _any_op(module, _transpose_into_contraction):
+    `linalg.transpose` (which the `transpose` rule keeps alone), so it runs only where there is a transpose,
+    and the transposes it leaves are generalized again, as the ONNX path's FOLD_UNIT_DIMS does."""
+    if not _any_op(module, _transpose):
         return
     drop_constant_reads(module)  # the pass reads a constant in a map as a dim (importers/constant_reads.py)
     if _run_keeping_pins(module, PIPELINE, source_name):

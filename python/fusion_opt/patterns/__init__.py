@@ -43,7 +43,8 @@ PATTERNS: tuple[Pattern, ...] = (
             "ran at 7-9 GFLOP/s in either layout (6.4-7.8 ms), 0.82 ms as im2col + matmul (its window copy 0.55)",
             "one 2-D conv per kernel plane over the output depths as a batch, each reading a strided depth slice "
             "(a view) and accumulating into the previous one's result; the 2-D convs then get the 2-D strategies "
-            "(channels-last 0.36 ms); CPU targets only (rewrites/conv3d.py)", match.conv3d_slices, rewrite=True),
+            "(channels-last 0.36 ms); a depth-only (3, 1, 1) kernel's planes as matmuls over the input viewed "
+            "channels-last [D, H*W, C]; CPU targets only (rewrites/conv3d.py)", match.conv3d_slices, rewrite=True),
     Pattern("pool-conv-swap", "a sum/average pool and a 1x1 conv commute (both linear): Inception's pool branch "
             "pads and pools a 192-576 channel concat before projecting it to 32-128 channels, DenseNet's "
             "transitions run a 1x1 conv on 4x the pixels their 2x2 stride-2 pool keeps",

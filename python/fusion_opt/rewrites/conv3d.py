@@ -15,6 +15,8 @@ in the last bits). Applied wherever it matches: the split does no more work than
 Matched on the generic form our import leaves (unit batch folded): input `[C, D, H, W]` read at
 `(c, od * s + kd * t, oh * s + kh * t, ow * s + kw * t)`, filter `[F, C, KD, KH, KW]`, output `[F, OD, OH, OW]`.
 A batch, groups or a depthwise conv keep their form (a 2-D conv with two batch loops is no conv IREE knows).
+A depth-only kernel (R(2+1)D's temporal (3, 1, 1) conv) has 1x1 planes: they are made matmuls over the input
+moved channels-last (`_apply_flat`), only at depth stride 1 (a strided depth slice is no matrix).
 """
 from __future__ import annotations
 
@@ -44,38 +46,56 @@ class Site:
     stride: int
     dilation: int
     flt_dim: int
+    flat: bool = False  # a depth-only kernel over whole rows: planes as matmuls over `[C, D, H*W]`
 
 
 def site(i: int, op: OpDesc) -> Site | None:
-    """Pure: `op` as a 3-D conv the split applies to, or None."""
+    """Pure: `op` as a 3-D conv the split applies to, or None. The import folds a kernel's unit dims away:
+    R(2+1)D's temporal (3, 1, 1) conv reads `(c, od + kd, oh, ow)` with a filter `[F, C, KD]` (its planes are
+    1x1 convs); a (1, 3, 3) conv has no depth loop and is a 2-D conv already (the depth a batch loop)."""
     if (op.name != "linalg.generic" or op.kind is not OpKind.CONVOLUTION or op.num_dps_inputs != 2
             or len(op.map_dims) != 3 or len(op.result_shapes) != 1
             or tuple(op.body_ops) != ("arith.mulf", "arith.addf") or any(t != "f32" for t in op.element_types)):
         return None
     inp, flt, out = op.map_dims
     reds = {d for d, it in enumerate(op.iterator_types) if it == "reduction"}
-    if len(inp) != 4 or len(flt) != 5 or len(out) != 4 or -1 in flt or -1 in out or set(out) & reds:
+    if len(inp) != 4 or not 3 <= len(flt) <= 5 or len(out) != 4 or -1 in flt or -1 in out or set(out) & reds:
         return None
     chans = [d for d in inp if d in reds and d in flt]
     window = [d for d in flt if d in reds and d not in inp]
-    if len(chans) != 1 or len(window) != 3 or flt[0] not in out or flt[0] in inp:
+    if len(chans) != 1 or len(window) != len(flt) - 2 or flt[0] not in out or flt[0] in inp:
         return None
     reads = []
     for j, expr in enumerate(map_results(op.indexing_maps[0])):
         terms = affine_terms(expr)
         if inp[j] == chans[0]:
             continue
-        if terms is None or len(terms) != 2:
+        if terms is None or not 1 <= len(terms) <= 2:
             return None
+        if len(terms) == 1:  # a dim without a kernel loop: read at `o * s`
+            ((o, s),) = terms.items()
+            if o not in out:
+                return None
+            reads.append((j, o, s, None, 0))
+            continue
         (a, ca), (b, cb) = terms.items()
         (o, s), (k, t) = ((a, ca), (b, cb)) if b in window else ((b, cb), (a, ca))
         if k not in window or o not in out:
             return None
         reads.append((j, o, s, k, t))
-    if len(reads) != 3 or {k for *_, k, _ in reads} != set(window):
+    if len(reads) != 3 or {k for *_, k, _ in reads} - {None} != set(window):
         return None
     j, o, s, k, t = reads[0]  # the outermost spatial dim: the depth
-    return Site(i, j, k, o, s, t, flt.index(k))
+    if k is None:
+        return None
+    # (c, od * s + kd * t, oh, ow) into (f, od, oh, ow) with whole rows: each plane is a 1x1 conv, which as a
+    # 4-D generic took the layout propagation's transposes on its output and not its input (IREE then
+    # exceeded its stack limit); over `[C, D, H*W]` (a view) it is a matmul whatever the layout around it.
+    flat = (len(flt) == 3 and j == 1 and inp[0] == chans[0] and [r[1:] for r in reads[1:]] == [(out[2], 1, None, 0),
+            (out[3], 1, None, 0)] and out[1] == o and tuple(op.operand_shapes[0][2:]) == tuple(op.result_shapes[0][2:]))
+    if len(window) != 3 and not (flat and s == 1):  # a strided depth slice of `[D, H*W, C]` is no matrix:
+        return None  # IREE ran its planes at 15 GFLOP/s (R(2+1)D's 230 -> 128 (3, 1, 1) stride-2 conv: 3 ms each)
+    return Site(i, j, k, o, s, t, flt.index(k), flat)
 
 
 def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[Site]:
@@ -84,6 +104,8 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[Site]:
 
 def apply(ops: Sequence[ir.Operation], desc: OpDesc, s: Site) -> None:
     """Replace the conv by one 2-D conv per kernel plane, chained through their inits, in place."""
+    if s.flat:
+        return _apply_flat(ops, desc, s)
     conv = ops[s.conv]
     x, w, init = conv.operands[0], conv.operands[1], conv.operands[2]
     n = len(desc.loop_ranges)
@@ -105,6 +127,39 @@ def apply(ops: Sequence[ir.Operation], desc: OpDesc, s: Site) -> None:
             ws = _plane(w, values, plane, s.flt_dim, w_shape)
             acc = mul_add_generic([xs, ws], acc, maps, its)
     conv.results[0].replace_all_uses_with(acc)
+    conv.erase()
+
+
+def _apply_flat(ops: Sequence[ir.Operation], desc: OpDesc, s: Site) -> None:
+    """A depth-only kernel, channels-last: input `[C, D, H, W]` moved to `[D, H, W, C]` and viewed
+    `[D, H*W, C]`, whose depth slices are contiguous; per plane `[OD * H*W, C] x [C, F]`, a plain matmul (no
+    copy), accumulated into `[OD, H*W, F]`, expanded and moved back once. The moves are transposes that
+    `conv-layout`'s propagation cancels against a channels-last neighbour (R(2+1)D's spatial convs)."""
+    from iree.compiler.dialects import linalg, tensor
+
+    from .layout import moved
+
+    conv = ops[s.conv]
+    x, w, init = conv.operands[0], conv.operands[1], conv.operands[2]
+    c, dp, h, wd = desc.operand_shapes[0]
+    f, depth = desc.result_shapes[0][:2]
+    values = filter_values(w)
+    last = [1, 2, 3, 0]
+    with conv.context, conv.location, ir.InsertionPoint(conv):
+        elt = ir.RankedTensorType(x.type).element_type
+        groups = [[0], [1, 2], [3]]
+        xc = tensor.CollapseShapeOp(ir.RankedTensorType.get([dp, h * wd, c], elt), moved(x, last), groups).result
+        acc = tensor.CollapseShapeOp(ir.RankedTensorType.get([depth, h * wd, f], elt), moved(init, last), groups).result
+        maps = [map_attr(4, ["d0", "d1", "d3"]), map_attr(4, ["d2", "d3"]), map_attr(4, ["d0", "d1", "d2"])]
+        for plane in range(desc.loop_ranges[s.kd]):
+            xs = strided_slice(xc, [(plane * s.dilation, depth, s.stride), (0, h * wd, 1), (0, c, 1)])
+            ws = _plane(w, values, plane, s.flt_dim, desc.operand_shapes[1])
+            acc = mul_add_generic([xs, ws], acc, maps, ["parallel"] * 3 + ["reduction"])
+        nhwc = tensor.ExpandShapeOp(ir.RankedTensorType.get([depth, h, wd, f], elt), acc, groups, [],
+                                    [depth, h, wd, f]).result
+        out = linalg.transpose(nhwc, outs=[tensor.EmptyOp([f, depth, h, wd], elt).result],
+                               permutation=[3, 0, 1, 2]).results[0]
+    conv.results[0].replace_all_uses_with(out)
     conv.erase()
 
 

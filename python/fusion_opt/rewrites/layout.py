@@ -401,6 +401,22 @@ def choose(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc
                           channels_last_s(i), MARGIN)) for i, p in sites.items()]
 
 
+def moved(v: ir.Value, perm: Sequence[int]) -> ir.Value:
+    """`v` permuted by `perm` at the insertion point: a fill made anew, a movable pad made anew around its moved
+    source (so the transpose can meet the previous conv's), else a transpose."""
+    from iree.compiler.dialects import linalg, tensor
+
+    t = ir.RankedTensorType(v.type)
+    shape, elt = t.shape, t.element_type
+    src = defining_op(v)
+    if src is not None and src.name == "linalg.fill":  # a fill in the new layout: nothing to move
+        return linalg.fill(src.operands[0], outs=[tensor.EmptyOp([shape[k] for k in perm], elt).result])
+    if movable_pad(src, v):
+        return repad(src, moved(src.operands[0], perm), perm)
+    return linalg.transpose(v, outs=[tensor.EmptyOp([shape[k] for k in perm], elt).result],
+                            permutation=list(perm)).results[0]
+
+
 def convert(op: ir.Operation, desc: OpDesc, p: Perms) -> None:
     """Replace conv `op` (named or generic) by a channels-last generic conv between transposes, in
     place: input and filter transposed in, the result transposed back (a fill init is made anew in the
@@ -410,17 +426,6 @@ def convert(op: ir.Operation, desc: OpDesc, p: Perms) -> None:
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
     new = nhwc_desc(desc, p)
     elt = ir.RankedTensorType(op.results[0].type).element_type
-
-    def moved(v: ir.Value, perm: Sequence[int]) -> ir.Value:
-        shape = ir.RankedTensorType(v.type).shape
-        src = defining_op(v)
-        if src is not None and src.name == "linalg.fill":  # a fill in the new layout: nothing to move
-            return linalg.fill(src.operands[0], outs=[tensor.EmptyOp([shape[k] for k in perm], elt).result])
-        if movable_pad(src, v):  # the pad's source moves and the pad is made anew in the new layout, so
-            return repad(src, moved(src.operands[0], perm), perm)  # the transpose can meet the previous conv's
-        return linalg.transpose(v, outs=[tensor.EmptyOp([shape[k] for k in perm], elt).result],
-                                permutation=list(perm)).results[0]
-
     with op.context, op.location, ir.InsertionPoint(op):
         x2, w2, init2 = moved(x, p.inp), moved(w, p.flt), moved(init, p.out)
         conv = mul_add_generic([x2, w2], init2, [ir.Attribute.parse(f"affine_map<{m}>") for m in new.indexing_maps],

@@ -1,5 +1,5 @@
 // Hand-written .mlir with named ops is normalized like the ONNX path (importers/mlir_normalize.py): a
-// linalg.transpose read by a batch matmul is folded into its map, linalg.map/linalg.broadcast become
+// linalg.transpose read by a batch matmul is folded into its map (others propagated and cancelled), linalg.map/linalg.broadcast become
 // generics and a broadcast bias is read through its consumer's map, so the epilogue joins its matmul.
 // RUN: fusion-opt %s --split-input-file --emit=plan | filecheck %s
 // RUN: fusion-opt %s --split-input-file --emit=linalg | filecheck %s --check-prefix=IR
@@ -221,4 +221,52 @@ func.func @kept_dim_scale(%q: tensor<4x32x64xf32>, %k: tensor<4x64x32xf32>, %g: 
   %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x64x64xf32>) -> tensor<4x64x64xf32>
   %s = linalg.batch_matmul ins(%qt, %ks : tensor<4x64x32xf32>, tensor<4x32x64xf32>) outs(%f : tensor<4x64x64xf32>) -> tensor<4x64x64xf32>
   return %s : tensor<4x64x64xf32>
+}
+
+// -----
+
+// Transposes read by no contraction are propagated too (the ONNX path runs the same pass on every function):
+// two inverse transposes cancel, and in a transpose - exp - inverse transpose the first is folded into the
+// exp's map and the second joins it: one dispatch (before: 4 and 2 dispatches; IREE's own formation 2 and 1).
+// CHECK-LABEL: function @inverse_transposes:
+// CHECK-SAME: 2 groups
+// CHECK: {{^0 +contraction .* 1:batch_matmul}}
+// CHECK: {{^1 +reduction .* 3:reduce}}
+// IR-LABEL: func.func @inverse_transposes(
+// IR-NOT: linalg.transpose
+// IR-NOT: linalg.generic
+// IR: return
+func.func @inverse_transposes(%x: tensor<8x64x32xf32>, %y: tensor<8x32x48xf32>) -> tensor<8x48xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x64x48xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x64x48xf32>) -> tensor<8x64x48xf32>
+  %m = linalg.batch_matmul ins(%x, %y : tensor<8x64x32xf32>, tensor<8x32x48xf32>) outs(%f : tensor<8x64x48xf32>) -> tensor<8x64x48xf32>
+  %e2 = tensor.empty() : tensor<8x48xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<8x48xf32>) -> tensor<8x48xf32>
+  %r = linalg.reduce ins(%m : tensor<8x64x48xf32>) outs(%f2 : tensor<8x48xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  %t = tensor.empty() : tensor<48x8xf32>
+  %tr = linalg.transpose ins(%r : tensor<8x48xf32>) outs(%t : tensor<48x8xf32>) permutation = [1, 0]
+  %back = linalg.transpose ins(%tr : tensor<48x8xf32>) outs(%e2 : tensor<8x48xf32>) permutation = [1, 0]
+  return %back : tensor<8x48xf32>
+}
+
+// -----
+
+// CHECK-LABEL: function @transpose_exp_transpose:
+// CHECK-SAME: 1 groups
+// CHECK: {{^0 +injective +2 .* 0-1:generic$}}
+// IR-LABEL: func.func @transpose_exp_transpose(
+// IR-NOT: linalg.transpose
+// IR: math.exp
+func.func @transpose_exp_transpose(%x: tensor<8x64x48xf32>) -> tensor<8x64x48xf32> {
+  %t = tensor.empty() : tensor<48x64x8xf32>
+  %tr = linalg.transpose ins(%x : tensor<8x64x48xf32>) outs(%t : tensor<48x64x8xf32>) permutation = [2, 1, 0]
+  %ex = linalg.map { math.exp } ins(%tr : tensor<48x64x8xf32>) outs(%t : tensor<48x64x8xf32>)
+  %e = tensor.empty() : tensor<8x64x48xf32>
+  %tb = linalg.transpose ins(%ex : tensor<48x64x8xf32>) outs(%e : tensor<8x64x48xf32>) permutation = [2, 1, 0]
+  return %tb : tensor<8x64x48xf32>
 }
