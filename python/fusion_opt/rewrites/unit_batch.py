@@ -14,6 +14,8 @@ as broadcast + `batch_matmul` over `[H, W, C] x [H, C, 4C]`): the batch folds in
 and the broadcast, a copy of the weight per batch on every call, is gone. IREE 3.13 also failed to compile
 those batch matmuls with their GELU epilogue in one dispatch ("vector.store op write affecting operations
 on global resources ...").
+A weight broadcast transposed (torch-mlir's GRU / LSTM input projection of all time steps, `W^T` over T)
+is shared the same way; the 2-D op is then a contraction reading the `[N, K]` weight transposed.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from collections.abc import Sequence
 
 from ..analysis.classify import NAMED_MATMUL_DIMS
 from ..analysis.opdesc import DataflowGraph
-from ..ir import ir
+from ..ir import ir, mul_add_generic
 
 
 def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[int]:
@@ -49,7 +51,16 @@ def shared_weight(graph: DataflowGraph, producer: int | None) -> bool:
                 and tuple(src.map_dims) == ((n - 2, n - 1), tuple(range(n))) and set(src.iterator_types) == {"parallel"}
                 and len(graph.consumers(producer)) == 1)
     return (b.name == "linalg.generic" and b.num_dps_inputs == 1 and not b.body_ops
-            and tuple(b.map_dims) == ((1, 2), (0, 1, 2)) and set(b.iterator_types) == {"parallel"})
+            and tuple(b.map_dims) in (((1, 2), (0, 1, 2)), ((2, 1), (0, 1, 2))) and set(b.iterator_types) == {"parallel"})
+
+
+def _transposed(broadcast: ir.Operation) -> bool:
+    """A broadcast reading its weight `[N, K]` at `(k, n)`: torch-mlir's GRU / LSTM input projection over
+    all time steps (`W^T` broadcast over T, then a batch matmul of T x [B, I] by [I, 3H])."""
+    from ..ir import indexing_maps
+
+    src = indexing_maps(broadcast)[0]
+    return [str(e) for e in src.results] == ["d2", "d1"]
 
 
 def apply(op: ir.Operation) -> None:
@@ -80,7 +91,13 @@ def apply(op: ir.Operation) -> None:
             init = tensor.CollapseShapeOp(ir.RankedTensorType.get([o.shape[0] * o.shape[1], o.shape[2]],
                                                                   o.element_type), op.operands[2], [[0, 1], [2]]).result
             b = shared.operands[0]
-        mm = linalg.matmul(a, b, outs=[init])
+        if shared is not None and collapse is None and _transposed(shared):  # b is [N, K]: a x b^T
+            mm = mul_add_generic([a, b], init, [ir.AffineMapAttr.get(ir.AffineMap.get(3, 0, [ir.AffineExpr.get_dim(i)
+                                                                                       for i in dims]))
+                                                for dims in ((0, 2), (1, 2), (0, 1))],
+                                 ["parallel", "parallel", "reduction"])
+        else:
+            mm = linalg.matmul(a, b, outs=[init])
         res = tensor.ExpandShapeOp(out_t, mm, [[0, 1], [2]], [], list(out_t.shape)).result
     op.results[0].replace_all_uses_with(res)
     op.erase()
