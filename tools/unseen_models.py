@@ -1367,3 +1367,65 @@ BATCH10: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tenso
     "misc10": (Misc10, lambda: (torch.randn(2, 8, 16),)),
     "unfold": (Unfold, lambda: (torch.randn(1, 3, 24, 24),)),
 }
+
+
+class PreNormEncoder(nn.Module):
+    """Two pre-norm `nn.TransformerEncoderLayer`s (GELU, 4 heads of 32) and a mean-pooled head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(128, 4, 256, dropout=0.0, batch_first=True, norm_first=True, activation="gelu")
+        self.enc, self.head = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False), nn.Linear(128, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.enc(x).mean(1))
+
+
+class BiGRU(nn.Module):
+    """A 2-layer bidirectional GRU over 50 steps and a per-step classifier."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gru, self.out = nn.GRU(40, 64, 2, batch_first=True, bidirectional=True), nn.Linear(128, 12)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.out(self.gru(x)[0])
+
+
+def _video(name: str) -> Callable[[], nn.Module]:
+    def make() -> nn.Module:
+        import torchvision.models.video as V
+
+        return getattr(V, name)()
+    return make
+
+
+def _vision(name: str) -> Callable[[], nn.Module]:
+    def make() -> nn.Module:
+        import torchvision.models as M
+
+        net = getattr(M, name)()
+        with torch.no_grad():  # ViT's head starts at zero: every output would be its zero bias
+            for p in net.parameters():
+                if p.dim() > 1 and not p.any():
+                    p.normal_(0, 0.02)
+        return net
+    return make
+
+
+# The eleventh batch lives in docs/reliability.md only (written ad hoc); the twelfth (2026-12-05): video nets
+# with (2+1)-D and 3-D convs, RegNet-Y and Swin from torchvision, a pre-norm encoder, a bidirectional GRU.
+BATCH12: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
+    "r2plus1d_18": (_video("r2plus1d_18"), lambda: (torch.randn(1, 3, 8, 56, 56),)),
+    "mc3_18": (_video("mc3_18"), lambda: (torch.randn(1, 3, 8, 56, 56),)),
+    "regnet_y_400mf": (_vision("regnet_y_400mf"), lambda: (torch.randn(1, 3, 224, 224),)),
+    "swin_t": (_vision("swin_t"), lambda: (torch.randn(1, 3, 224, 224),)),
+    "prenorm_encoder": (PreNormEncoder, lambda: (torch.randn(2, 64, 128),)),
+    "bigru": (BiGRU, lambda: (torch.randn(2, 50, 40),)),
+}
+# The thirteenth (2026-12-05): torchvision families not in TORCHVISION (grouped ResNeXt, ShuffleNet-V2 1.0,
+# Inception-V3, DeepLabV3 on MobileNet-V3, EfficientNet-V2 with fused MBConv, ViT-B/32, MaxViT).
+BATCH13: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
+    name: (_vision(name), lambda: (torch.randn(1, 3, 224, 224),))
+    for name in ("resnext50_32x4d", "shufflenet_v2_x1_0", "inception_v3", "efficientnet_v2_s", "vit_b_32", "maxvit_t")
+}

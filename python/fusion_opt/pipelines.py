@@ -43,11 +43,13 @@ from .transforms.padded_results import write_pads_into_regions
 
 # Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
 PLAIN_REWRITES = {DEAD_TAPS: drop_dead_taps,
+                  # before conv-bn: a scale folded into a batch matmul's broadcast weight made the weight a
+                  # product computed per call (ConvNeXt's layer scale: 7 x 768 x 3072 floats, 19-24 ms a block)
+                  "unit-batch-matmul": flatten_unit_batches,
                   "conv-bn": lambda graph, ops, skip: len(fold_conv_bn(graph, ops, skip)),
                   "bias-epilogue": bias_to_epilogue, CONV3D: split_3d_convs, POOL_CONV: swap_pools,
                   INT_NARROW: narrow_int_matmuls,
                   QUANT_PAIR: fold_quant_pairs, SLICE_CONCAT: gather_slice_concats, SORT_TOPK: sorts_to_topk,
-                  "unit-batch-matmul": flatten_unit_batches,
                   bmm_tiles.NAME: bmm_tiles.attach_bmm_tiles}
 # bmm-tiles: llvm-cpu tile sizes, meaningless to the GPU pipelines; sort-topk: IREE 3.13's CUDA and SPIR-V
 # pipelines fail on its top-k op as a dispatch of ours ("LLVM Translation failed ... unrealized_conversion_cast");
