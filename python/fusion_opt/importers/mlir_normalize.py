@@ -88,12 +88,6 @@ def _reduces(o: ir.Operation) -> bool:
     return o.name == "linalg.generic" and any("reduction" in str(t) for t in ir.ArrayAttr(o.attributes["iterator_types"]))
 
 
-def _contraction(o: ir.Operation) -> bool:
-    if o.name.startswith(("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat")):
-        return True
-    return _reduces(o) and len(o.operands) - len(o.results) >= 2
-
-
 def _any_op(module: ir.Module, pred) -> bool:
     found = False
 

@@ -46,7 +46,7 @@ class Site:
     stride: int
     dilation: int
     flt_dim: int
-    flat: bool = False  # a depth-only kernel over whole rows: planes as matmuls over `[C, D, H*W]`
+    flat: bool = False  # a depth-only kernel over whole rows: planes as matmuls over `[D, H*W, C]`
 
 
 def site(i: int, op: OpDesc) -> Site | None:
@@ -90,7 +90,7 @@ def site(i: int, op: OpDesc) -> Site | None:
         return None
     # (c, od * s + kd * t, oh, ow) into (f, od, oh, ow) with whole rows: each plane is a 1x1 conv, which as a
     # 4-D generic took the layout propagation's transposes on its output and not its input (IREE then
-    # exceeded its stack limit); over `[C, D, H*W]` (a view) it is a matmul whatever the layout around it.
+    # exceeded its stack limit); over `[D, H*W, C]` (`_apply_flat`) it is a matmul whatever the layout around it.
     flat = (len(flt) == 3 and j == 1 and inp[0] == chans[0] and [r[1:] for r in reads[1:]] == [(out[2], 1, None, 0),
             (out[3], 1, None, 0)] and out[1] == o and tuple(op.operand_shapes[0][2:]) == tuple(op.result_shapes[0][2:]))
     if len(window) != 3 and not (flat and s == 1):  # a strided depth slice of `[D, H*W, C]` is no matrix:

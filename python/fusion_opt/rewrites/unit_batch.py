@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from ..analysis.classify import NAMED_MATMUL_DIMS
 from ..analysis.opdesc import DataflowGraph
 from ..ir import ir, mul_add_generic
+from .taps import map_attr
 
 
 def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[int]:
@@ -92,9 +93,7 @@ def apply(op: ir.Operation) -> None:
                                                                   o.element_type), op.operands[2], [[0, 1], [2]]).result
             b = shared.operands[0]
         if shared is not None and collapse is None and _transposed(shared):  # b is [N, K]: a x b^T
-            mm = mul_add_generic([a, b], init, [ir.AffineMapAttr.get(ir.AffineMap.get(3, 0, [ir.AffineExpr.get_dim(i)
-                                                                                       for i in dims]))
-                                                for dims in ((0, 2), (1, 2), (0, 1))],
+            mm = mul_add_generic([a, b], init, [map_attr(3, r) for r in (["d0", "d2"], ["d1", "d2"], ["d0", "d1"])],
                                  ["parallel", "parallel", "reduction"])
         else:
             mm = linalg.matmul(a, b, outs=[init])
