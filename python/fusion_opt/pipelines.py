@@ -17,7 +17,7 @@ from .patterns import PATTERN_NAMES
 from .patterns import get as get_pattern
 from .patterns import hits as pattern_hits
 from .patterns.conv_bn import fold_conv_bn
-from .rewrites import attention, bmm_tiles, depthwise, im2col, pool_taps, siblings, winograd
+from .rewrites import attention, bmm_tiles, depthwise, grouped_taps, im2col, pool_taps, siblings, winograd
 from .rewrites.bias_epilogue import bias_to_epilogue
 from .rewrites.conv3d import NAME as CONV3D
 from .rewrites.conv3d import split_3d_convs
@@ -53,8 +53,8 @@ PLAIN_REWRITES = {DEAD_TAPS: drop_dead_taps,
                   bmm_tiles.NAME: bmm_tiles.attach_bmm_tiles}
 # bmm-tiles: llvm-cpu tile sizes, meaningless to the GPU pipelines; sort-topk: IREE 3.13's CUDA and SPIR-V
 # pipelines fail on its top-k op as a dispatch of ours ("LLVM Translation failed ... unrealized_conversion_cast");
-# conv3d-slices: measured on the CPU only (IREE's GPU conv code unmeasured on 3-D convs)
-CPU_ONLY = frozenset({bmm_tiles.NAME, SORT_TOPK, CONV3D})
+# conv3d-slices, grouped-taps: measured on the CPU only (IREE's GPU conv code unmeasured on these)
+CPU_ONLY = frozenset({bmm_tiles.NAME, SORT_TOPK, CONV3D, grouped_taps.NAME})
 ATTRIBUTE_ONLY = frozenset({bmm_tiles.NAME})  # sets an attribute: op indices stay valid
 # The user's layout choice (`layout="nhwc"`), run first, the order measured in docs/patterns.md. After
 # the plain rewrites instead, Conv-BN folds all of ResNet-50's 53 BatchNorms (36 when first: the
@@ -62,6 +62,7 @@ ATTRIBUTE_ONLY = frozenset({bmm_tiles.NAME})  # sets an attribute: op indices st
 LAYOUT_REWRITE = "channels-last"
 # The rewrites the cost model chooses per site, in the order they run (after the plain ones).
 COST_REWRITES: dict[str, Callable[[TargetDesc], Rewrite]] = {
+    grouped_taps.NAME: lambda target: grouped_taps.REWRITE,  # first: it prices im2col, which would take the conv
     winograd.NAME: winograd.rewrite,     # the batch matmuls' CPU tiles depend on the target
     im2col.NAME: im2col.rewrite,         # the window copy's CPU tiles depend on the target
     **{rw.name: (lambda target, rw=rw: rw) for rw in (depthwise.REWRITE, pool_taps.REWRITE, siblings.REWRITE)},

@@ -100,6 +100,12 @@ PATTERNS: tuple[Pattern, ...] = (
             "(ShuffleNet's 136x28x28 3x3: 1.0 -> 0.32 ms)", "per depthwise conv, by the cost model: direct, or "
             "init + sum over taps of a strided input slice x a filter column (rewrites/depthwise.py)",
             match.depthwise_taps, rewrite=True),
+    Pattern("grouped-taps", "IREE 3.13's grouped conv code is slow when groups are narrow: ResNeXt-50's layer-1 "
+            "3x3 conv (32 groups of 4 channels, 56x56) ran 3.5 ms direct, 4.2 ms channels-last, ~2.4 ms-class as "
+            "im2col + a matmul batched over the groups", "per grouped conv with 2-8 input channels a group, by the "
+            "cost model against direct and im2col: one elementwise op per input channel of the group adding its "
+            "window taps (input slice x filter column) to the previous result, fused by the planner into one "
+            "dispatch (0.27 ms); CPU targets only (rewrites/grouped_taps.py)", match.grouped_taps, rewrite=True),
     Pattern("pool-taps", "IREE's code for a window reduction (max/sum pooling, LRN's channel-window sum) is not "
             "vectorized along the output row (ResNet-50's 3x3 max pool: 0.4-0.7 ms for a 3.2 MB read)",
             "per window reduction whose input rows are contiguous, by the cost model: one elementwise op over "

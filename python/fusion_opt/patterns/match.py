@@ -110,6 +110,11 @@ def winograd(graph: DataflowGraph) -> Hits:
             and "*" not in op.indexing_maps[0]]
 
 
+def grouped_taps(graph: DataflowGraph) -> Hits:
+    from ..rewrites.grouped_taps import find
+    return [(s.conv,) for s in find(graph)]
+
+
 def depthwise_taps(graph: DataflowGraph) -> Hits:
     from ..rewrites.depthwise import find_depthwise
     return [(i,) for i, _ in find_depthwise(graph)]
