@@ -168,3 +168,26 @@ def matmul_pool_mlir(f: int, c: int, h: int, low: int, high: int, body: str, pad
   return %pool : tensor<{oimg}xf32>
 }}
 """
+
+
+def conv_relu_model(x_shape, weight, bn: bool = False, **conv_attrs):
+    """A one-input ONNX model `x -> Conv(weight, bias) [-> BatchNormalization] -> Relu` (random bias and BN
+    parameters, seeded) for the conv rewrite tests; `conv_attrs` are the Conv node's attributes."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    f = weight.shape[0]
+    inits = [numpy_helper.from_array(weight.astype(np.float32), "w"),
+             numpy_helper.from_array(rng.standard_normal(f).astype(np.float32), "b")]
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], **conv_attrs)]
+    last = "y"
+    if bn:
+        for name, v in (("s", rng.uniform(0.5, 1.5, f)), ("o", rng.uniform(-0.2, 0.2, f)),
+                        ("m", rng.uniform(-0.2, 0.2, f)), ("v", rng.uniform(0.5, 1.5, f))):
+            inits.append(numpy_helper.from_array(v.astype(np.float32), name))
+        nodes.append(helper.make_node("BatchNormalization", ["y", "s", "o", "m", "v"], ["n"]))
+        last = "n"
+    nodes.append(helper.make_node("Relu", [last], ["z"]))
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape))],
+                          [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])

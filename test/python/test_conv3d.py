@@ -5,32 +5,17 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
 
 import fusion_opt as fo
 from fusion_opt.rewrites.conv3d import find, site
-from ir_helpers import compiled_and_ort, describe_text
+from ir_helpers import compiled_and_ort, conv_relu_model, describe_text
 
 
 def _conv3d(c, f, dhw, kernel, strides=(1, 1, 1), dilations=(1, 1, 1), pads=(1,) * 6, group=1, batch=1, bn=False):
-    rng = np.random.default_rng(0)
-    inits = [numpy_helper.from_array(rng.standard_normal((f, c // group, *kernel)).astype(np.float32), "w"),
-             numpy_helper.from_array(rng.standard_normal(f).astype(np.float32), "b")]
-    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=list(kernel), strides=list(strides),
-                              dilations=list(dilations), pads=list(pads), group=group)]
-    last = "y"
-    if bn:
-        for name, v in (("s", rng.uniform(0.5, 1.5, f)), ("o", rng.uniform(-0.2, 0.2, f)),
-                        ("m", rng.uniform(-0.2, 0.2, f)), ("v", rng.uniform(0.5, 1.5, f))):
-            inits.append(numpy_helper.from_array(v.astype(np.float32), name))
-        nodes.append(helper.make_node("BatchNormalization", ["y", "s", "o", "m", "v"], ["n"]))
-        last = "n"
-    nodes.append(helper.make_node("Relu", [last], ["z"]))
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, c, *dhw])],
-                          [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], inits)
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    w = np.random.default_rng(0).standard_normal((f, c // group, *kernel))
+    return conv_relu_model([batch, c, *dhw], w, bn, kernel_shape=list(kernel), strides=list(strides),
+                           dilations=list(dilations), pads=list(pads), group=group)
 
 
 @pytest.mark.parametrize("args, kw, hits", [

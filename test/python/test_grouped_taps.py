@@ -4,30 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
 
 import fusion_opt as fo
 from fusion_opt.rewrites.grouped_taps import find
-from ir_helpers import compiled_and_ort, describe_text
+from ir_helpers import compiled_and_ort, conv_relu_model, describe_text
 
 
 def _grouped(c, f, group, hw, kernel=3, strides=1, dilations=1, pads=1, bn=False):
-    rng = np.random.default_rng(0)
-    inits = [numpy_helper.from_array(rng.standard_normal((f, c // group, kernel, kernel)).astype(np.float32) * 0.3, "w"),
-             numpy_helper.from_array(rng.standard_normal(f).astype(np.float32), "b")]
-    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], group=group, strides=[strides] * 2,
-                              dilations=[dilations] * 2, pads=[pads] * 4)]
-    last = "y"
-    if bn:
-        for name, v in (("s", rng.uniform(0.5, 1.5, f)), ("o", rng.uniform(-0.2, 0.2, f)),
-                        ("m", rng.uniform(-0.2, 0.2, f)), ("v", rng.uniform(0.5, 1.5, f))):
-            inits.append(numpy_helper.from_array(v.astype(np.float32), name))
-        nodes.append(helper.make_node("BatchNormalization", ["y", "s", "o", "m", "v"], ["n"]))
-        last = "n"
-    nodes.append(helper.make_node("Relu", [last], ["z"]))
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, hw, hw])],
-                          [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], inits)
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    w = np.random.default_rng(0).standard_normal((f, c // group, kernel, kernel)) * 0.3
+    return conv_relu_model([1, c, hw, hw], w, bn, group=group, strides=[strides] * 2, dilations=[dilations] * 2,
+                           pads=[pads] * 4)
 
 
 @pytest.mark.parametrize("args, kw, hits", [
