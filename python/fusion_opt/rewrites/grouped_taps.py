@@ -77,7 +77,7 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[Site]:
 def chain_desc(op: OpDesc) -> OpDesc:
     """One op of the chain, for the cost model: elementwise over the output `[G, F, H, W]`, a `[G, H, W]`
     input slice and a `[G, F]` filter column per tap, accumulating into the previous result."""
-    g, f, _, kh, kw = op.map_dims[1]
+    *_, kh, kw = op.map_dims[1]
     loops = tuple(op.result_shapes[0])
     taps = op.loop_ranges[kh] * op.loop_ranges[kw]
     xs, ws = (loops[0], loops[2], loops[3]), (loops[0], loops[1])
@@ -109,7 +109,7 @@ def apply(op: ir.Operation, desc: OpDesc, s: Site) -> None:
     """Replace the grouped conv by one elementwise op per input channel of a group, in place."""
     from iree.compiler.dialects import arith
 
-    g, f, c, kh, kw = desc.map_dims[1]
+    _, _, c, kh, kw = desc.map_dims[1]
     ng, nf, nh, nw = desc.result_shapes[0]
     x, w, acc = op.operands[0], op.operands[1], op.operands[2]
     taps = list(itertools.product(range(desc.loop_ranges[kh]), range(desc.loop_ranges[kw])))
