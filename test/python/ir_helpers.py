@@ -35,6 +35,16 @@ def compiled_and_ort(model, **compile_kw):
     return m, m(x), ref
 
 
+def rewritten_like_ort(model, pattern: str, hits: int, tol: float = 1e-4):
+    """`compiled_and_ort(model)` checked as every rewrite test checks it: `pattern` hit `hits` times, the output
+    within `tol` (relative and absolute) of onnxruntime's, no group fell back; returns (model, output)."""
+    m, got, ref = compiled_and_ort(model)
+    assert dict(m.plan.patterns).get(pattern, 0) == hits
+    np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
+    assert not m.fallbacks
+    return m, got
+
+
 def relu_pad_conv_mlir(c: int, f: int, h: int, first_conv: bool = False) -> str:
     """`@net`: [an NCHW 3x3 conv c -> f, pad 1, then] relu, zero pad by 1, a 3x3 conv f -> f, on an
     h x h image with unit batch; the weights are arguments (`%w1` only with `first_conv`)."""

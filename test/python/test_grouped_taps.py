@@ -7,7 +7,7 @@ import pytest
 
 import fusion_opt as fo
 from fusion_opt.rewrites.grouped_taps import find
-from ir_helpers import compiled_and_ort, conv_relu_model, describe_text
+from ir_helpers import conv_relu_model, describe_text, rewritten_like_ort
 
 
 def _grouped(c, f, group, hw, kernel=3, strides=1, dilations=1, pads=1, bn=False):
@@ -26,10 +26,7 @@ def _grouped(c, f, group, hw, kernel=3, strides=1, dilations=1, pads=1, bn=False
 ])
 def test_matches_onnxruntime(args, kw, hits):
     model = _grouped(*args, **kw)
-    m, got, ref = compiled_and_ort(model)
-    assert dict(m.plan.patterns).get("grouped-taps", 0) == hits
-    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
-    assert not m.fallbacks
+    m, got = rewritten_like_ort(model, "grouped-taps", hits)
     if hits:
         chain = args[0] // args[2]  # one op per input channel of a group; the planner fuses them, 4+ a dispatch
         assert m.dispatch_count <= 1 + (chain + 3) // 4  # and the input pad's copy
