@@ -118,6 +118,15 @@ def mul_add_generic(inputs: Sequence[ir.Value], init: ir.Value, maps: Sequence[i
     return gen.result
 
 
+def transpose(v: ir.Value, perm: Sequence[int]) -> ir.Value:
+    """`linalg.transpose` of `v` by `perm` into a new empty tensor, at the current insertion point; its result
+    (IREE 3.13's builder returns the op)."""
+    t = ir.RankedTensorType(v.type)
+    op = linalg.transpose(v, outs=[tensor.EmptyOp([t.shape[k] for k in perm], t.element_type).result],
+                          permutation=list(perm))
+    return op if isinstance(op, ir.Value) else op.results[0]
+
+
 def defining_op(v: ir.Value) -> ir.Operation | None:
     """The op that defines `v`, or None for a block argument."""
     owner = v.owner

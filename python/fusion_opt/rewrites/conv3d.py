@@ -27,7 +27,7 @@ import numpy as np
 
 from ..analysis.classify import DIM, map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
-from ..ir import ir, mul_add_generic
+from ..ir import ir, mul_add_generic, transpose
 from .dead_taps import filter_values
 from .taps import affine_terms, map_attr, strided_slice
 
@@ -135,7 +135,7 @@ def _apply_flat(ops: Sequence[ir.Operation], desc: OpDesc, s: Site) -> None:
     `[D, H*W, C]`, whose depth slices are contiguous; per plane `[OD * H*W, C] x [C, F]`, a plain matmul (no
     copy), accumulated into `[OD, H*W, F]`, expanded and moved back once. The moves are transposes that
     `conv-layout`'s propagation cancels against a channels-last neighbour (R(2+1)D's spatial convs)."""
-    from iree.compiler.dialects import linalg, tensor
+    from iree.compiler.dialects import tensor
 
     from .layout import moved
 
@@ -157,8 +157,7 @@ def _apply_flat(ops: Sequence[ir.Operation], desc: OpDesc, s: Site) -> None:
             acc = mul_add_generic([xs, ws], acc, maps, ["parallel"] * 3 + ["reduction"])
         nhwc = tensor.ExpandShapeOp(ir.RankedTensorType.get([depth, h, wd, f], elt), acc, groups, [],
                                     [depth, h, wd, f]).result
-        out = linalg.transpose(nhwc, outs=[tensor.EmptyOp([f, depth, h, wd], elt).result],
-                               permutation=[3, 0, 1, 2]).results[0]
+        out = transpose(nhwc, [3, 0, 1, 2])
     conv.results[0].replace_all_uses_with(out)
     conv.erase()
 

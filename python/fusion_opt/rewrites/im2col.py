@@ -38,7 +38,7 @@ from ..cost.model import estimate, is_free
 from ..cost.targets import TargetDesc
 from ..cost.tiling import MAX_DIST_TILE
 from ..fusion.legality import numel
-from ..ir import ir
+from ..ir import ir, transpose
 from .choice import Choice, Rewrite
 from .collapse_dims import propagate_and_collapse
 
@@ -222,11 +222,6 @@ def window_tiles(lay: ConvLayout, loops: Sequence[int]) -> list[int] | None:
     return [1] * (nb + 1) + list(loops[nb + 1:nb + nr]) + [1] * (len(lay.spatial) - 1) + [loops[-1]]
 
 
-def _value(v: object) -> ir.Value:
-    """A builder's result: some return the op (linalg.transpose in IREE 3.13's bindings), some the value."""
-    return v if isinstance(v, ir.Value) else v.results[0]
-
-
 def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout, lanes: int | None = None) -> None:
     """Replace conv `op` (described by `desc`) by the window copy and the matmul, in place. With `lanes`
     (a CPU target's f32 vector width), a copy with long rows gets its own tiles (`window_tiles`) and a
@@ -267,7 +262,7 @@ def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout, lanes: int | N
         swap = [1, 0, *range(2, out_t.rank)]  # [N, F, ...] <-> [F, N, ...] for a batched conv
         fn_shape = [out_t.shape[k] for k in swap]
         if lay.batch is not None:
-            init = _value(linalg.transpose(init, outs=[tensor.EmptyOp(fn_shape, elt).result], permutation=swap))
+            init = transpose(init, swap)
         init2 = _collapse(init, _spans([1] * (nb + 1) + [ns]))
         if nb == 1 and not lay.copy:  # grouped 1x1: a named batch matmul in IREE's own tiles, not data-tiled
             # (ShuffleNet's 4x34x784x34: 0.12 ms against 0.17 packed and 0.33 as IREE's generic; paired A/B
@@ -292,7 +287,7 @@ def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout, lanes: int | N
         else:
             fn = tensor.ExpandShapeOp(ir.RankedTensorType.get(fn_shape, elt), mm_out, _spans([1, ns]), [],
                                       fn_shape).result
-            res = _value(linalg.transpose(fn, outs=[tensor.EmptyOp(list(out_t.shape), elt).result], permutation=swap))
+            res = transpose(fn, swap)
     op.results[0].replace_all_uses_with(res)
     op.erase()
 

@@ -28,7 +28,7 @@ from ..cost.targets import TargetDesc
 from ..errors import PlanError
 from ..fusion.legality import numel
 from ..importers.constant_reads import drop_constant_reads
-from ..ir import PassManager, defining_op, ir, mul_add_generic
+from ..ir import PassManager, defining_op, ir, mul_add_generic, transpose
 from . import depthwise, im2col, winograd
 from .choice import Choice, Rewrite
 from .collapse_dims import collapse_expanded_reads
@@ -413,26 +413,20 @@ def moved(v: ir.Value, perm: Sequence[int]) -> ir.Value:
         return linalg.fill(src.operands[0], outs=[tensor.EmptyOp([shape[k] for k in perm], elt).result])
     if movable_pad(src, v):
         return repad(src, moved(src.operands[0], perm), perm)
-    return linalg.transpose(v, outs=[tensor.EmptyOp([shape[k] for k in perm], elt).result],
-                            permutation=list(perm)).results[0]
+    return transpose(v, perm)
 
 
 def convert(op: ir.Operation, desc: OpDesc, p: Perms) -> None:
     """Replace conv `op` (named or generic) by a channels-last generic conv between transposes, in
     place: input and filter transposed in, the result transposed back (a fill init is made anew in the
     new layout). `propagate` then moves the transposes until pairs cancel."""
-    from iree.compiler.dialects import linalg, tensor
-
     x, w, init = op.operands[0], op.operands[1], op.operands[2]
     new = nhwc_desc(desc, p)
-    elt = ir.RankedTensorType(op.results[0].type).element_type
     with op.context, op.location, ir.InsertionPoint(op):
         x2, w2, init2 = moved(x, p.inp), moved(w, p.flt), moved(init, p.out)
         conv = mul_add_generic([x2, w2], init2, [ir.Attribute.parse(f"affine_map<{m}>") for m in new.indexing_maps],
                                new.iterator_types)
-        out_shape = ir.RankedTensorType(op.results[0].type).shape
-        res = linalg.transpose(conv, outs=[tensor.EmptyOp(list(out_shape), elt).result],
-                               permutation=inverse(p.out)).results[0]
+        res = transpose(conv, inverse(p.out))
     op.results[0].replace_all_uses_with(res)
     op.erase()
 

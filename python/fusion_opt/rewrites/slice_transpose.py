@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..ir import block_ops, defining_op, ir, pad_value, static_pad, use_owner
+from ..ir import block_ops, defining_op, ir, pad_value, static_pad, transpose, use_owner
 
 
 def _value_outside(pad: ir.Operation) -> bool:
@@ -65,22 +65,17 @@ def _pairs(src: ir.Value) -> list[tuple[ir.Operation, ir.Operation]] | None:
 
 
 def _hoist(src: ir.Value, pairs: Sequence[tuple[ir.Operation, ir.Operation]], order: Sequence[ir.Operation]) -> None:
-    from iree.compiler.dialects import linalg, tensor
+    from iree.compiler.dialects import tensor
 
     perm = _perm(pairs[0][1])
-    src_t = ir.RankedTensorType(src.type)
-    elt = src_t.element_type
     anchor = next(op for op in order if any(op == sl for sl, _ in pairs))  # the first slice in block order
     pad = defining_op(src)
     with anchor.context, anchor.location, ir.InsertionPoint(anchor):
         if pad is not None and pad.name == "tensor.pad" and len(pad.operands) == 1 and _value_outside(pad):
-            inner = ir.RankedTensorType(pad.operands[0].type)  # the pad made anew after the transpose, which
-            moved = linalg.transpose(pad.operands[0], outs=[tensor.EmptyOp([inner.shape[k] for k in perm], elt).result],
-                                     permutation=list(perm)).results[0]  # can then meet the producer's own
-            whole = repad(pad, moved, perm)
+            # the pad made anew after the transpose, which can then meet the producer's own
+            whole = repad(pad, transpose(pad.operands[0], perm), perm)
         else:
-            whole = linalg.transpose(src, outs=[tensor.EmptyOp([src_t.shape[k] for k in perm], elt).result],
-                                     permutation=list(perm)).results[0]
+            whole = transpose(src, perm)
     for sl, tr in pairs:
         offs, sizes, strides = (_static(sl, k) for k in ("static_offsets", "static_sizes", "static_strides"))
         with tr.context, tr.location, ir.InsertionPoint(tr):
