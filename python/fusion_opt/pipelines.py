@@ -34,6 +34,7 @@ from .rewrites.sort_topk import NAME as SORT_TOPK
 from .rewrites.sort_topk import sorts_to_topk
 from .rewrites.int_narrow import narrow_int_matmuls
 from .rewrites.unit_batch import flatten_unit_batches
+from .rewrites import transposed_gather
 from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
 from .rewrites.layout import AUTO_NAME, auto_rewrite, to_channels_last
@@ -43,6 +44,8 @@ from .transforms.padded_results import write_pads_into_regions
 
 # Rewrites applied wherever they match (never more work), in this order: name -> (graph, ops, skip) -> count.
 PLAIN_REWRITES = {DEAD_TAPS: drop_dead_taps,
+                  # before unit-batch-matmul, which flattens the copy's batch dims behind a reshape
+                  transposed_gather.NAME: transposed_gather.read_through_transposes,
                   # before conv-bn: a scale folded into a batch matmul's broadcast weight made the weight a
                   # product computed per call (ConvNeXt's layer scale: 7 x 768 x 3072 floats, 19-24 ms a block)
                   "unit-batch-matmul": flatten_unit_batches,

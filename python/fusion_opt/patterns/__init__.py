@@ -56,6 +56,11 @@ PATTERNS: tuple[Pattern, ...] = (
             "an i8 round trip per activation", "the two bodies as one elementwise op over the quantize's domain "
             "(a reshape between them moved after it), an epilogue of the op before: exact (rewrites/quant_pair.py)",
             match.quant_pair, rewrite=True),
+    Pattern("transposed-gather", "PyTorch's multi-head attention splits its packed QKV projection by a transposing "
+            "copy of the whole projection read by three constant-index Gathers (`tensor.extract` in a body, which no "
+            "fusion composes): a copy dispatch per attention layer", "each extract of the copy reads the copy's "
+            "source at the permuted indices and the copy is erased: exact (rewrites/transposed_gather.py)",
+            match.transposed_gather, rewrite=True),
     Pattern("slice-concat", "rotary embeddings' rotate_half, cat(-x[..., h:], x[..., :h], -1), is slices, a negate "
             "and an innermost-dim concat, which IREE lowers by transposing every piece and the result (three copy "
             "dispatches) with the rotary multiply-add split around them", "one elementwise op over the concat's "

@@ -69,6 +69,11 @@ def slice_concat(graph: DataflowGraph) -> Hits:
     return [(s.concat, *(i for p in s.pieces for i in p if i is not None)) for s in find(graph)]
 
 
+def transposed_gather(graph: DataflowGraph) -> Hits:
+    from ..rewrites.transposed_gather import find
+    return [(i, *graph.consumers(i)) for i in find(graph)]
+
+
 def sort_topk(graph: DataflowGraph) -> Hits:
     from ..rewrites.sort_topk import find
     return [(i,) for i in find(graph)]
