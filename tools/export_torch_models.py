@@ -19,7 +19,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from unseen_models import (BATCH4, BATCH5, BATCH6, BATCH7, BATCH8, BATCH9, BATCH10, BATCH12,  # noqa: E402  (the fourth to
-                           BATCH13)  # thirteenth batches)
+                           BATCH13, BATCH14)  # fourteenth batches)
 
 
 class MiniGPT(nn.Module):
@@ -135,7 +135,7 @@ def _export(net: nn.Module, xs: tuple[torch.Tensor, ...], path: Path, names: lis
 
 def export(name: str, out: Path, dynamo: bool = False) -> Path:
     torch.manual_seed(0)
-    batches = {**BATCH4, **BATCH5, **BATCH6, **BATCH7, **BATCH8, **BATCH9, **BATCH10, **BATCH12, **BATCH13}
+    batches = {**BATCH4, **BATCH5, **BATCH6, **BATCH7, **BATCH8, **BATCH9, **BATCH10, **BATCH12, **BATCH13, **BATCH14}
     if name in batches:
         cls, make_inputs = batches[name]
         net = cls()
@@ -165,7 +165,7 @@ def main(argv: list[str]) -> int:
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
     for name in argv[1:] or [*TORCHVISION, *OWN, *BATCH4, *BATCH5, *BATCH6, *BATCH7, *BATCH8, *BATCH9, *BATCH10, *BATCH12,
-                                 *BATCH13]:
+                                 *BATCH13, *BATCH14]:
         print(export(name, out, dynamo))
     return 0
 

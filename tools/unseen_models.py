@@ -1429,3 +1429,134 @@ BATCH13: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tenso
     name: (_vision(name), lambda: (torch.randn(1, 3, 224, 224),))
     for name in ("resnext50_32x4d", "shufflenet_v2_x1_0", "inception_v3", "efficientnet_v2_s", "vit_b_32", "maxvit_t")
 }
+
+
+class CausalDecoder(nn.Module):
+    """torch's nn.TransformerDecoder (2 post-norm layers, batch_first) with a causal mask over 20 target
+    tokens and cross-attention to 30 memory tokens (MHA with different query and key inputs packs K and V)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        layer = nn.TransformerDecoderLayer(96, 4, 192, dropout=0.0, batch_first=True)
+        self.dec, self.out = nn.TransformerDecoder(layer, 2), nn.Linear(96, 50)
+        self.register_buffer("mask", torch.triu(torch.full((20, 20), float("-inf")), 1))
+
+    def forward(self, tgt: torch.Tensor, memory: torch.Tensor) -> torch.Tensor:
+        return self.out(self.dec(tgt, memory, tgt_mask=self.mask))
+
+
+class PaddedMHA(nn.Module):
+    """nn.MultiheadAttention with a boolean key-padding mask as a second input (True: ignore the key)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mha, self.ln = nn.MultiheadAttention(64, 4, batch_first=True), nn.LayerNorm(64)
+
+    def forward(self, x: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
+        y, _ = self.mha(x, x, x, key_padding_mask=pad, need_weights=False)
+        return self.ln(x + y)
+
+
+class ConvTasNet(nn.Module):
+    """Conv-TasNet's separation stack: 1x1 bottleneck, then blocks of 1x1 conv, PReLU, global layer norm
+    (GroupNorm with one group), dilated depthwise Conv1d, PReLU, GroupNorm, 1x1 residual and skip convs; masks by sigmoid."""
+
+    def __init__(self, c: int = 64, h: int = 128) -> None:
+        super().__init__()
+        self.enc, self.bott = nn.Conv1d(1, c, 16, 8, bias=False), nn.Conv1d(c, c, 1)
+        self.blocks = nn.ModuleList([nn.ModuleDict(dict(
+            inp=nn.Conv1d(c, h, 1), a1=nn.PReLU(), n1=nn.GroupNorm(1, h),
+            dw=nn.Conv1d(h, h, 3, padding=2 ** i, dilation=2 ** i, groups=h), a2=nn.PReLU(), n2=nn.GroupNorm(1, h),
+            res=nn.Conv1d(h, c, 1), skip=nn.Conv1d(h, c, 1))) for i in range(4)])
+        self.mask = nn.Conv1d(c, 2 * c, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        w = self.enc(x)
+        y, skips = self.bott(w), 0
+        for b in self.blocks:
+            z = b["n2"](b["a2"](b["dw"](b["n1"](b["a1"](b["inp"](y))))))
+            y, skips = y + b["res"](z), skips + b["skip"](z)
+        m = torch.sigmoid(self.mask(skips)).view(x.shape[0], 2, -1, w.shape[-1])
+        return m * w.unsqueeze(1)
+
+
+class WaveNet(nn.Module):
+    """WaveNet residual stack: causal dilated Conv1d (left pad) into tanh * sigmoid gates, 1x1 residual and
+    skip convs, ReLU, a 1x1 head and log-softmax over 32 classes."""
+
+    def __init__(self, c: int = 32) -> None:
+        super().__init__()
+        self.inp, self.dil = nn.Conv1d(1, c, 1), [1, 2, 4, 8, 1, 2, 4, 8]
+        self.filt = nn.ModuleList([nn.Conv1d(c, 2 * c, 2, dilation=d) for d in self.dil])
+        self.res = nn.ModuleList([nn.Conv1d(c, c, 1) for _ in self.dil])
+        self.skip = nn.ModuleList([nn.Conv1d(c, c, 1) for _ in self.dil])
+        self.head = nn.Sequential(nn.ReLU(), nn.Conv1d(c, c, 1), nn.ReLU(), nn.Conv1d(c, 32, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h, s = self.inp(x), 0
+        for d, f, r, k in zip(self.dil, self.filt, self.res, self.skip):
+            a, b = f(F.pad(h, (d, 0))).chunk(2, 1)
+            g = torch.tanh(a) * torch.sigmoid(b)
+            h, s = h + r(g), s + k(g)
+        return F.log_softmax(self.head(s), 1)
+
+
+class UNetSmall(nn.Module):
+    """A three-level U-Net: double conv + BN + ReLU blocks, max-pool down, ConvTranspose2d up, skip concats."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        def dc(i: int, o: int) -> nn.Sequential:
+            return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(),
+                                 nn.Conv2d(o, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU())
+        self.d1, self.d2, self.d3 = dc(3, 16), dc(16, 32), dc(32, 64)
+        self.u2, self.c2 = nn.ConvTranspose2d(64, 32, 2, 2), dc(64, 32)
+        self.u1, self.c1 = nn.ConvTranspose2d(32, 16, 2, 2), dc(32, 16)
+        self.out = nn.Conv2d(16, 2, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a = self.d1(x)
+        b = self.d2(F.max_pool2d(a, 2))
+        c = self.d3(F.max_pool2d(b, 2))
+        b = self.c2(torch.cat([self.u2(c), b], 1))
+        return self.out(self.c1(torch.cat([self.u1(b), a], 1)))
+
+
+class SPPFNeck(nn.Module):
+    """A YOLOv5-style stem and neck: Conv-BN-SiLU, a C3-like split block, SPPF (three chained 5x5 max pools
+    concatenated), nearest upsampling and a concat with the earlier feature map, a detection 1x1 conv."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        def cbs(i: int, o: int, k: int = 1, s: int = 1) -> nn.Sequential:
+            return nn.Sequential(nn.Conv2d(i, o, k, s, k // 2, bias=False), nn.BatchNorm2d(o), nn.SiLU())
+        self.stem, self.down = nn.Sequential(cbs(3, 16, 3, 2), cbs(16, 32, 3, 2)), cbs(32, 64, 3, 2)
+        self.c3a, self.c3b, self.c3m, self.c3o = cbs(64, 32), cbs(64, 32), nn.Sequential(cbs(32, 32), cbs(32, 32, 3)), cbs(64, 64)
+        self.sppf_in, self.sppf_out = cbs(64, 32), cbs(128, 64)
+        self.lat, self.head = cbs(96, 32, 3), nn.Conv2d(32, 3 * 9, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        p3 = self.stem(x)
+        y = self.down(p3)
+        y = self.c3o(torch.cat([self.c3m(self.c3a(y)) + self.c3a(y), self.c3b(y)], 1))
+        s = self.sppf_in(y)
+        m1 = F.max_pool2d(s, 5, 1, 2)
+        m2 = F.max_pool2d(m1, 5, 1, 2)
+        y = self.sppf_out(torch.cat([s, m1, m2, F.max_pool2d(m2, 5, 1, 2)], 1))
+        y = torch.cat([F.interpolate(y, scale_factor=2.0, mode="nearest"), p3], 1)
+        return self.head(self.lat(y))
+
+
+# The fourteenth (2026-12-05): torchvision ViT-B/16 (197 tokens) and Swin-V2-T (cosine attention, a
+# continuous position-bias MLP), torch's TransformerDecoder with a causal mask and cross-attention, MHA with a
+# boolean key-padding input, Conv-TasNet and WaveNet audio stacks, a U-Net, a YOLOv5-style SPPF neck.
+BATCH14: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
+    "vit_b_16": (_vision("vit_b_16"), lambda: (torch.randn(1, 3, 224, 224),)),
+    "swin_v2_t": (_vision("swin_v2_t"), lambda: (torch.randn(1, 3, 256, 256),)),
+    "causaldecoder": (CausalDecoder, lambda: (torch.randn(2, 20, 96), torch.randn(2, 30, 96))),
+    "paddedmha": (PaddedMHA, lambda: (torch.randn(2, 24, 64), torch.arange(24).expand(2, 24) >= torch.tensor([[20], [24]]))),
+    "convtasnet": (ConvTasNet, lambda: (torch.randn(1, 1, 4000),)),
+    "wavenet": (WaveNet, lambda: (torch.randn(1, 1, 1000),)),
+    "unetsmall": (UNetSmall, lambda: (torch.randn(1, 3, 64, 64),)),
+    "sppfneck": (SPPFNeck, lambda: (torch.randn(1, 3, 128, 128),)),
+}
