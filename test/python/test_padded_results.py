@@ -54,3 +54,40 @@ def test_unit_batch_result_goes_through_a_buffer_without_the_unit_dim() -> None:
     ref = conv3x3_ref(np.maximum(x, 0), w)
     np.testing.assert_allclose(np.asarray(m(x, w)), ref, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(np.asarray(kept(x, w)), ref, rtol=1e-4, atol=1e-4)
+
+
+POOL_PAD_ADD = """
+func.func @main(%x: tensor<1x8x6x7xf32>) -> tensor<1x8x6x7xf32> {
+  %e = tensor.empty() : tensor<1x8x4x7xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x8x4x7xf32>) -> tensor<1x8x4x7xf32>
+  %w = tensor.empty() : tensor<3x1xf32>
+  %p = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x8x6x7xf32>, tensor<3x1xf32>) outs(%f : tensor<1x8x4x7xf32>) -> tensor<1x8x4x7xf32>
+  %z = arith.constant 0.0 : f32
+  %pad = tensor.pad %p low[0, 0, 1, 0] high[0, 0, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %z : f32
+  } : tensor<1x8x4x7xf32> to tensor<1x8x6x7xf32>
+  %e2 = tensor.empty() : tensor<1x8x6x7xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%pad : tensor<1x8x6x7xf32>) outs(%e2 : tensor<1x8x6x7xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %s = arith.addf %a, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x6x7xf32>
+  return %y : tensor<1x8x6x7xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("fusion", ["none", "greedy", "cost"])
+def test_pool_into_a_padded_buffer_keeps_its_values(fusion: str) -> None:
+    """A max pool, a zero pad, an add. With `fusion=none` the pool's -inf fill is a dispatch of its own,
+    and IREE 3.13 stored the pool inserted into the padded buffer as -inf everywhere (fuzz seed 19429): a
+    region whose accumulator comes from another dispatch keeps its pad a copy."""
+    x = np.random.default_rng(0).standard_normal((1, 8, 6, 7)).astype(np.float32)
+    pooled = np.maximum(np.maximum(x[:, :, 0:4], x[:, :, 1:5]), x[:, :, 2:6])
+    ref = np.pad(pooled, ((0, 0), (0, 0), (1, 1), (0, 0))) + 1
+    np.testing.assert_array_equal(np.asarray(fo.compile_mlir(POOL_PAD_ADD, fusion=fusion)(x)), ref)

@@ -22,7 +22,7 @@ import numpy as np
 
 from .graph import Graph
 from .ops import (UNARY, Arg, Bounded, Concat, Const, Conv, Elementwise, Fill, Matmul, Op, Pad, Pool, Reduce,
-                  Reshape, Slice, Stencil, Transpose)
+                  Reshape, Slice, Stencil, Transpose, Gather)
 
 DIMS = (1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 24, 31, 32)
 MAX_NUMEL = 4096      # per value: graphs compile and run in well under a second
@@ -355,8 +355,9 @@ class Builder:
 
     def transpose(self) -> int | None:
         p = self.pick(lambda s: len(s) >= 2)
-        if p is None:
-            return None
+        return None if p is None else self.transpose_of(p)
+
+    def transpose_of(self, p: int) -> int:
         s = self.shape(p)
         perm = tuple(range(len(s)))
         while perm == tuple(range(len(s))):
@@ -431,6 +432,21 @@ class Builder:
             strides.append(st)
         return self.add(Slice((p,), tuple(sizes), tuple(offs), tuple(strides)))
 
+    def gather(self) -> int | None:
+        """A read inside a body (`tensor.extract`) of a value, half the time of a fresh transpose of it (as
+        PyTorch's attention splits q, k, v): a permutation of the loop dims, maybe one dim at a constant."""
+        p = self.pick(lambda s: 1 <= len(s) <= 4)
+        if p is None:
+            return None
+        if len(self.shape(p)) >= 2 and self.rng.random() < 0.5:
+            p = self.transpose_of(p)
+        s = self.shape(p)
+        at = self.rng.randrange(len(s)) if len(s) >= 2 and self.rng.random() < 0.5 else None
+        rest = [d for d in range(len(s)) if d != at]
+        perm = tuple(self.rng.sample(range(len(rest)), len(rest)))
+        index = self.rng.randrange(s[at]) if at is not None else 0
+        return self.add(Gather((p,), tuple(s[rest[q]] for q in perm), perm, at, index))
+
     def concat(self) -> int | None:
         p = self.pick(lambda s: len(s) >= 1 and math.prod(s) <= MAX_NUMEL // 2)
         if p is None:
@@ -476,7 +492,7 @@ class Builder:
     STEPS: tuple[tuple[str, float], ...] = (
         ("elementwise", 26), ("reduce", 8), ("reduce_broadcast", 10), ("softmax", 3), ("layernorm", 3),
         ("matmul", 11), ("conv", 7), ("transpose", 5), ("reshape", 6), ("pad", 5), ("stencil", 3),
-        ("slice", 3), ("concat", 2), ("diamond", 8),
+        ("slice", 3), ("concat", 2), ("diamond", 8), ("gather", 3),
     )
 
     def build(self, steps: int) -> Graph:

@@ -541,6 +541,45 @@ class Transpose(Op):
         return f"transpose {list(self.perm)}"
 
 
+@dataclass(frozen=True, eq=False)
+class Gather(Op):
+    """A linalg.generic with no tensor input that reads its input inside the body (`tensor.extract`, as the
+    ONNX importer writes a Gather of constant indices): input dim `at` (None: none) at index `index`, the
+    other input dims, in order, read at the loop dims through `perm` (output dim k reads the perm[k]-th)."""
+
+    perm: tuple[int, ...] = ()
+    at: int | None = None
+    index: int = 0
+    kind: ClassVar[str] = "gather"
+
+    def emit(self, em, out, ins, shapes):
+        r, rank_in = len(self.shape), len(shapes[0])
+        rest = [d for d in range(rank_in) if d != self.at]
+        idx: list[str] = [""] * rank_in
+        body = []
+        for k, q in enumerate(self.perm):
+            v = em.fresh("%t")
+            body.append(f"{v} = linalg.index {k} : index")
+            idx[rest[q]] = v
+        if self.at is not None:
+            c = em.fresh("%t")
+            body.append(f"{c} = arith.constant {self.index} : index")
+            idx[self.at] = c
+        v = em.fresh("%t")
+        body.append(f"{v} = tensor.extract {ins[0]}[{', '.join(idx)}] : {ttype(shapes[0])}")
+        init = em.empty(out, self.shape)
+        em.generic(out, r, ["parallel"] * r, [], init, self.shape, map_text(r, range(r)), body, v)
+
+    def _take(self, a: np.ndarray) -> np.ndarray:
+        return np.transpose(np.take(a, self.index, axis=self.at) if self.at is not None else a, self.perm)
+
+    def ref(self, ins):
+        return Bounded(self._take(ins[0].v), self._take(ins[0].e))
+
+    def describe(self):
+        return f"gather perm {list(self.perm)}" + (f" at dim {self.at} index {self.index}" if self.at is not None else "")
+
+
 def _reassoc_text(groups: Sequence[Sequence[int]]) -> str:
     return "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
 

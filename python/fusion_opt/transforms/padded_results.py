@@ -66,6 +66,27 @@ def static_amounts(pad: ir.Operation, name: str) -> list[int] | None:
     return None if any(v < 0 for v in vals) else vals
 
 
+def init_from_another_dispatch(v: ir.Value, region: ir.Operation) -> bool:
+    """Whether the op computing `v` in `region` (through reshapes) accumulates into a tensor with values
+    made outside the region. IREE 3.13 then stores a wrong result into the padded buffer: with
+    `--fusion=none` a max pool's -inf fill is a dispatch of its own, and the pool inserted into the
+    zero-padded buffer came out -inf everywhere (fuzz seed 19429; test_padded_results.py). An empty init
+    has no values; a fill is fine where the region holds it or IREE clones it in (a fill outside every
+    region, as the plans leave fills shared by several groups)."""
+    body = region.regions[0].blocks[0]
+    op = defining_op(v)
+    while op is not None and op.name in RESHAPE_OPS:
+        op = defining_op(op.operands[0])
+    if op is None or "operandSegmentSizes" not in op.attributes:
+        return False
+    n_ins, n_outs = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))[:2]
+    for init in list(op.operands)[n_ins:n_ins + n_outs]:
+        src = defining_op(init)
+        if src is None or (src.name not in ("tensor.empty", "linalg.fill") and src.parent != body.owner):
+            return True
+    return False
+
+
 def write_pads_into_regions(func_op: ir.Operation) -> int:
     """Rewrite every eligible top-level `tensor.pad` of `func_op` into its producer region; returns
     how many. Eligible: static padding by a constant, its source a region result used only by it
@@ -111,6 +132,8 @@ def write_pad_into_region(pad: ir.Operation) -> bool:
         # Already padded in the region (a pad of a pad: ONNX's explicit Pad before a ceil-mode pool's own):
         # a second insert of the padded buffer fails IREE 3.13's codegen ("write affecting operations on
         # global resources are restricted to workgroup distributed contexts"); the outer pad stays a copy.
+        return False
+    if init_from_another_dispatch(inner, region):
         return False
     elt = out_t.element_type
     with loc, ir.InsertionPoint(region):
