@@ -543,12 +543,21 @@ def _r_contraction_prologue(g: IndexedGraph, m: frozenset[int]) -> str | None:
 
 
 def _r_root_space(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """Epilogues run over the root's output space, and read the group's members through one map: an epilogue
+    reading a depthwise conv's result and its bias epilogue through two different permutations failed IREE
+    3.13's llvm-cpu translation (fuzz seed 19404, greedy plan), and so did one reading the conv's result
+    twice, transposed and not (its shrunk form): one tile of the conv cannot feed both reads."""
     for r in sorted(i for i in m if g.ops[i].kind in MATRIX):
         size = numel(g.ops[r].result_shapes[0]) if g.ops[r].result_shapes else 0
         for q in sorted(_downstream(g, r, m)):
             qd = g.ops[q]
             if qd.is_reduction or numel(qd.loop_ranges) != size:
                 return f"epilogue op {q} of {g.ops[r].kind.value} op {r} iterates over a different space"
+            reads = sorted((qd.map_dims[e.operand], e.producer) for e in g.in_edges[q]  # type: ignore[attr-defined]
+                           if e.producer in m and e.operand < len(qd.map_dims))
+            if len({mp for mp, _ in reads}) > 1:
+                return (f"epilogue op {q} of {g.ops[r].kind.value} op {r} reads the group's ops "
+                        f"{sorted({p for _, p in reads})} through different maps")
     return None
 
 

@@ -44,3 +44,24 @@ func.func @matmul_broadcast(%a: tensor<8x16xf32>, %b: tensor<16x16xf32>) -> tens
   } -> tensor<8x16x4xf32>
   return %r : tensor<8x16x4xf32>
 }
+
+// -----
+
+#x = affine_map<(d0, d1) -> (d0, d1)>
+#xt = affine_map<(d0, d1) -> (d1, d0)>
+// The matmul's result read twice by one epilogue, once transposed (fuzz seed 19404: a depthwise conv read
+// through two permutations failed IREE's llvm-cpu translation).
+func.func @matmul_read_two_ways(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  // expected-error @+1 {{rule 'root-space'}}
+  %m = linalg.matmul {fusion_opt.fuse = "g"} ins(%a, %b : tensor<16x16xf32>, tensor<16x16xf32>) outs(%f : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %r = linalg.generic {indexing_maps = [#x, #xt, #x], iterator_types = ["parallel", "parallel"], fusion_opt.fuse = "g"}
+      ins(%m, %m : tensor<16x16xf32>, tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %t = arith.mulf %u, %v : f32
+    linalg.yield %t : f32
+  } -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
