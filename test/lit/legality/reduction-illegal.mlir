@@ -121,3 +121,36 @@ func.func @colmax_then_sum(%x: tensor<21x64xf32>) -> tensor<64xf32> {
   } -> tensor<64xf32>
   return %s : tensor<64xf32>
 }
+
+// -----
+
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+#row3 = affine_map<(d0, d1) -> (d0)>
+#r1 = affine_map<(d0) -> (d0)>
+// Two independent row sums combined by an epilogue, the first also returned: IREE 3.13's llvm-cpu codegen
+// fails to store it ("vector.store op write affecting operations on global resources", fuzz seed 19886).
+func.func @independent_sums_one_returned(%x: tensor<16x16xf32>, %y: tensor<16x16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16xf32>) -> tensor<16xf32>
+  // expected-error @+1 {{rule 'reduction': reductions 1 and 2 are independent}}
+  %a = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "reduction"], fusion_opt.fuse = "g"}
+      ins(%x : tensor<16x16xf32>) outs(%f : tensor<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %t = arith.addf %v, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %b = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "reduction"], fusion_opt.fuse = "g"}
+      ins(%y : tensor<16x16xf32>) outs(%f : tensor<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %t = arith.addf %v, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %c = linalg.generic {indexing_maps = [#r1, #r1, #r1], iterator_types = ["parallel"], fusion_opt.fuse = "g"}
+      ins(%a, %b : tensor<16xf32>, tensor<16xf32>) outs(%e1 : tensor<16xf32>) {
+  ^bb0(%u: f32, %w: f32, %o: f32):
+    %t = arith.mulf %u, %w : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  return %a, %c : tensor<16xf32>, tensor<16xf32>
+}

@@ -97,3 +97,38 @@ func.func @colmax_sub(%x: tensor<21x64xf32>) -> tensor<64x21xf32> {
   } -> tensor<64x21xf32>
   return %r : tensor<64x21xf32>
 }
+
+// -----
+
+// Two independent row sums combined by an epilogue, only the epilogue returned (returning a sum as well is
+// rejected: reduction-illegal.mlir, fuzz seed 19886).
+// CHECK-LABEL: function @independent_sums_combined:
+// CHECK: {{^[0-9]+ .* 1-3:generic$}}
+// CHECK-NOT: refused: illegal
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+#row3 = affine_map<(d0, d1) -> (d0)>
+#r1 = affine_map<(d0) -> (d0)>
+func.func @independent_sums_combined(%x: tensor<16x16xf32>, %y: tensor<16x16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16xf32>) -> tensor<16xf32>
+  %a = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "reduction"], fusion_opt.fuse = "g"}
+      ins(%x : tensor<16x16xf32>) outs(%f : tensor<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %t = arith.addf %v, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %b = linalg.generic {indexing_maps = [#id3, #row3], iterator_types = ["parallel", "reduction"], fusion_opt.fuse = "g"}
+      ins(%y : tensor<16x16xf32>) outs(%f : tensor<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %t = arith.addf %v, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %c = linalg.generic {indexing_maps = [#r1, #r1, #r1], iterator_types = ["parallel"], fusion_opt.fuse = "g"}
+      ins(%a, %b : tensor<16xf32>, tensor<16xf32>) outs(%e1 : tensor<16xf32>) {
+  ^bb0(%u: f32, %w: f32, %o: f32):
+    %t = arith.mulf %u, %w : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  return %c, %c : tensor<16xf32>, tensor<16xf32>
+}
