@@ -17,7 +17,8 @@ from .patterns import PATTERN_NAMES
 from .patterns import get as get_pattern
 from .patterns import hits as pattern_hits
 from .patterns.conv_bn import fold_conv_bn
-from .rewrites import attention, bmm_tiles, depthwise, grouped_taps, im2col, pool_taps, siblings, winograd
+from .rewrites import (attention, bmm_tiles, depthwise, grouped_taps, im2col, pool_taps, siblings, transposed_gather,
+                       winograd)
 from .rewrites.bias_epilogue import bias_to_epilogue
 from .rewrites.conv3d import NAME as CONV3D
 from .rewrites.conv3d import split_3d_convs
@@ -34,7 +35,6 @@ from .rewrites.sort_topk import NAME as SORT_TOPK
 from .rewrites.sort_topk import sorts_to_topk
 from .rewrites.int_narrow import narrow_int_matmuls
 from .rewrites.unit_batch import flatten_unit_batches
-from .rewrites import transposed_gather
 from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
 from .rewrites.layout import AUTO_NAME, auto_rewrite, to_channels_last

@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .graph import Graph
-from .ops import (UNARY, Arg, Bounded, Concat, Const, Conv, Elementwise, Fill, Matmul, Op, Pad, Pool, Reduce,
-                  Reshape, Slice, Stencil, Transpose, Gather)
+from .ops import (UNARY, Arg, Bounded, Concat, Const, Conv, Elementwise, Fill, Gather, Matmul, Op, Pad, Pool,
+                  Reduce, Reshape, Slice, Stencil, Transpose)
 
 DIMS = (1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 24, 31, 32)
 MAX_NUMEL = 4096      # per value: graphs compile and run in well under a second

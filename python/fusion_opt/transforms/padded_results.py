@@ -77,10 +77,9 @@ def init_from_another_dispatch(v: ir.Value, region: ir.Operation) -> bool:
     op = defining_op(v)
     while op is not None and op.name in RESHAPE_OPS:
         op = defining_op(op.operands[0])
-    if op is None or "operandSegmentSizes" not in op.attributes:
+    if op is None or not op.name.startswith("linalg."):
         return False
-    n_ins, n_outs = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))[:2]
-    for init in list(op.operands)[n_ins:n_ins + n_outs]:
+    for init in list(op.operands)[len(op.operands) - len(op.results):]:  # a linalg op's inits come last
         src = defining_op(init)
         if src is None or (src.name not in ("tensor.empty", "linalg.fill") and src.parent != body.owner):
             return True
