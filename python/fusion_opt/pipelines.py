@@ -38,6 +38,7 @@ from .rewrites.unit_batch import flatten_unit_batches
 from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
 from .rewrites.layout import AUTO_NAME, auto_rewrite, to_channels_last
+from .transforms.argument_copies import copy_written_arguments
 from .transforms.dispatch_regions import apply_plan
 from .transforms.flat_taps import rewrite_flat_taps
 from .transforms.padded_results import write_pads_into_regions
@@ -119,10 +120,12 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                          "--fusion=cost and no --max-fusions")
     out = []
     for f in functions(module):
+        copied = copy_written_arguments(f) if fusion != "iree" else 0  # "iree" stays IREE's own compile
         graph, ops = describe_function(f, source_name)
         tags, barriers = read_marks(ops, graph)
         constraints = control.resolve(graph, tags, barriers)
-        rewrites: list[str] = []
+        rewrites: list[str] = [f"{copied} in-place update(s) of a function argument given a copy to update "
+                               "(transforms/argument_copies.py)"] if copied else []
         applied: dict[str, int] = {}
         off = set(control.disabled_patterns)
         if fusion == "cost" and constraints.max_fusions is None:

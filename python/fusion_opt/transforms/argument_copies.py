@@ -1,0 +1,53 @@
+"""Ops that update a function argument in place work on a copy of it.
+
+Why: IREE 3.13 ties a dispatch's result to the buffer of a destination it reads and writes (a
+contraction or reduction accumulating into its init, an insert into a tensor), and when that
+destination is a function argument it writes into the caller's input buffer: a returned argument
+comes back holding the op's result (fuzz seed 20449: `matmul(a, b, outs %c)` returning `%c` and the
+product; 9.4 off in every mode, `--fusion=iree` included), and a device array passed as input changes
+under the caller. A `linalg.copy` of the argument (a copy survives canonicalization, an identity
+`linalg.generic` does not) gives the op a destination of its own. One extra copy dispatch, only where
+an argument is written in place, which the ONNX importer never writes: hand-written or other
+importers' `.mlir`.
+
+Not needed where the payload never reads the init (IREE replaces that destination with an empty
+tensor; checked: returned argument exact).
+"""
+from __future__ import annotations
+
+from ..ir import block_ops, ir, linalg, tensor
+
+# Ops whose destination is the given operand (the rest of DPS ops: their trailing inits).
+DEST_OPERAND = {"tensor.insert_slice": 1, "tensor.insert": 1}
+
+
+def writes_in_place(op: ir.Operation, operand: int) -> bool:
+    """Whether `op` reads and overwrites its operand `operand` as its destination."""
+    if op.name in DEST_OPERAND:
+        return operand == DEST_OPERAND[op.name]
+    if not op.name.startswith(("linalg.", "iree_linalg_ext.")) or not op.results:
+        return False
+    first_init = len(op.operands) - len(op.results)  # inits are the last operands (analysis/describe.py)
+    if operand < first_init:
+        return False
+    if op.name.startswith("iree_linalg_ext.") or not op.regions or not op.regions[0].blocks:
+        return True  # sort, scatter, top-k update their outputs in place
+    body = op.regions[0].blocks[0]
+    n_in = len(body.arguments) - len(op.results)
+    return bool(list(body.arguments[n_in + operand - first_init].uses))
+
+
+def copy_written_arguments(func_op: ir.Operation) -> int:
+    """Give every in-place update of an argument of `func_op` a copy to update; returns how many."""
+    args = func_op.regions[0].blocks[0].arguments
+    sites = [(op, n) for op in block_ops(func_op) for n, v in enumerate(op.operands)
+             if any(v == a for a in args) and writes_in_place(op, n)]
+    for op, n in sites:
+        arg = op.operands[n]
+        t = ir.RankedTensorType(arg.type)
+        with op.context, op.location, ir.InsertionPoint(op):
+            empty = tensor.EmptyOp(list(t.shape), t.element_type).result
+            copy = linalg.copy(arg, outs=[empty])
+        op.operands[n] = copy if isinstance(copy, ir.Value) else copy.results[0]
+    return len(sites)
+

@@ -1,0 +1,54 @@
+// An op that updates a function argument in place (a matmul accumulating into it, an insert into it)
+// works on a linalg.copy of it, in a region of its own: IREE 3.13 ties such a dispatch's result to the
+// argument's buffer and a returned argument came back holding the op's result (fuzz seed 20449).
+// An init the payload never reads (%c of @overwrite) keeps the argument; --fusion=iree stays IREE's own.
+// RUN: fusion-opt %s --split-input-file --fusion=none --emit=regions | filecheck %s
+// RUN: fusion-opt %s --split-input-file --fusion=cost --emit=regions | filecheck %s
+// RUN: fusion-opt %s --split-input-file --fusion=iree --emit=regions | filecheck %s --check-prefix=IREE
+// RUN: fusion-opt %s --split-input-file --emit=plan | filecheck %s --check-prefix=PLAN
+
+// CHECK-LABEL: func.func @accumulate(
+// CHECK-SAME: %[[A:.+]]: tensor<9x13xf32>, %[[B:.+]]: tensor<13x9xf32>, %[[C:.+]]: tensor<9x9xf32>)
+// CHECK: %[[COPY:.+]] = flow.dispatch.region
+// CHECK-NEXT: linalg.copy {{.*}}ins(%[[C]] : tensor<9x9xf32>)
+// CHECK: flow.dispatch.region
+// CHECK-NEXT: linalg.matmul ins(%[[A]], %[[B]] : {{.*}}) outs(%[[COPY]] : tensor<9x9xf32>)
+// CHECK: return %[[C]], %{{.+}}
+// IREE-LABEL: func.func @accumulate(
+// IREE-NOT: linalg.copy
+// PLAN-LABEL: function @accumulate
+// PLAN: note: 1 in-place update(s) of a function argument given a copy to update
+func.func @accumulate(%a: tensor<9x13xf32>, %b: tensor<13x9xf32>, %c: tensor<9x9xf32>) -> (tensor<9x9xf32>, tensor<9x9xf32>) {
+  %r = linalg.matmul ins(%a, %b : tensor<9x13xf32>, tensor<13x9xf32>) outs(%c : tensor<9x9xf32>) -> tensor<9x9xf32>
+  return %c, %r : tensor<9x9xf32>, tensor<9x9xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @insert(
+// CHECK-SAME: %[[X:.+]]: tensor<3x9xf32>, %[[D:.+]]: tensor<9x9xf32>)
+// CHECK: %[[COPY:.+]] = flow.dispatch.region
+// CHECK-NEXT: linalg.copy {{.*}}ins(%[[D]] : tensor<9x9xf32>)
+// CHECK: tensor.insert_slice %[[X]] into %[[COPY]][2, 0] [3, 9] [1, 1]
+// PLAN-LABEL: function @insert
+// PLAN: note: 1 in-place update(s)
+func.func @insert(%x: tensor<3x9xf32>, %d: tensor<9x9xf32>) -> (tensor<9x9xf32>, tensor<9x9xf32>) {
+  %r = tensor.insert_slice %x into %d[2, 0] [3, 9] [1, 1] : tensor<3x9xf32> into tensor<9x9xf32>
+  return %d, %r : tensor<9x9xf32>, tensor<9x9xf32>
+}
+
+// -----
+
+#m = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @overwrite(
+// CHECK-NOT: linalg.copy
+// PLAN-LABEL: function @overwrite
+// PLAN-NOT: in-place update
+func.func @overwrite(%a: tensor<9x9xf32>, %c: tensor<9x9xf32>) -> (tensor<9x9xf32>, tensor<9x9xf32>) {
+  %r = linalg.generic {indexing_maps = [#m, #m], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<9x9xf32>) outs(%c : tensor<9x9xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<9x9xf32>
+  return %c, %r : tensor<9x9xf32>, tensor<9x9xf32>
+}
