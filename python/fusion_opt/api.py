@@ -189,7 +189,8 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     try:  # the folder is the CompiledModel's once this returns; a failed config check must not leave it
         artifact, fallbacks, dropped = compile_with_strategies(
             module, session, target, extra_flags=tuple(extra_flags), strategy_flags=strategy_flags,
-            params_path=Path(workdir) / "weights.irpa", source_name=source_name, levers=levers)
+            params_path=Path(workdir) / "weights.irpa", source_name=source_name, levers=levers,
+            own_regions=fusion != "iree")
         timings["compile"] = time.perf_counter() - t0
         for fb in fallbacks:
             warnings.warn(f"{source_name}: {fb}", FallbackWarning, stacklevel=3)

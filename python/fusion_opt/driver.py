@@ -98,7 +98,8 @@ def compile_and_save(module: ir.Module, session, source_name: str, args: argpars
     try:
         artifact, fallbacks, dropped = compile_with_strategies(
             module, session, args.target, extra_flags=extra_flags, strategy_flags=codegen_flags(args),
-            params_path=Path(workdir) / "w.irpa", source_name=source_name, levers=extra_flags)
+            params_path=Path(workdir) / "w.irpa", source_name=source_name, levers=extra_flags,
+            own_regions=args.fusion != "iree")
         for fb in fallbacks:
             print(f"{source_name}: warning: {fb}", file=sys.stderr)
         if dropped:

@@ -196,3 +196,30 @@ def test_index_producer_read_through_a_window(mode: str) -> None:
     ref = np.max([m[:, kh:kh + 15:2, kw:kw + 15:2] for kh in range(3) for kw in range(3)], axis=0)
     got = fo.compile_mlir(str(REPRO / "index-window.mlir"), fusion=mode)(x)
     np.testing.assert_array_equal(np.asarray(got), ref)
+
+
+# `padded` used to hand this pool to IREE, whose formation of it fails to verify (seed 20484).
+def test_pool_with_unread_column_compiles_with_cost() -> None:
+    m = fo.compile_mlir(str(REPRO / "pool-handoff.mlir"), fusion="cost")
+    assert not m.fallbacks and m.dispatch_count >= 1
+    _check_outputs("pool-handoff", m)
+
+
+def test_fallback_gives_an_op_left_to_iree_a_region_of_its_own() -> None:
+    """The same pool with no region of ours (as the plan left it before the fix): IREE's own formation fails at
+    the pool's location, and the fallback wraps the pool in a region, which compiles; off (`--fusion=iree`),
+    the failure is raised."""
+    from fusion_opt.backends.fallback import compile_with_fallback
+    from fusion_opt.errors import CompileError
+    from fusion_opt.importers import parse_mlir
+    from fusion_opt.ir import new_session
+
+    session = new_session()
+    text = (REPRO / "pool-handoff.mlir").read_text()
+    with pytest.raises(CompileError, match="inferred input/output operand"):
+        compile_with_fallback(parse_mlir(text, session.context, "pool-handoff.mlir"), session, "host",
+                              source_name="pool-handoff.mlir", own_regions=False)
+    module = parse_mlir(text, session.context, "pool-handoff.mlir")
+    art, fallbacks = compile_with_fallback(module, session, "host", source_name="pool-handoff.mlir")
+    assert [f.group for f in fallbacks] == [None] and "linalg.pooling_nchw_max" in str(fallbacks[0]), fallbacks
+    assert "compiled as a dispatch of our own" in str(fallbacks[0]) and art.dispatch_count >= 1

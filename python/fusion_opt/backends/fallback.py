@@ -4,7 +4,8 @@ IREE reports a codegen failure at the failing dispatch's location, which carries
 `fusion_group_N` stamp; that group's region is unwrapped and the module compiled again. A failure
 that names no group is re-raised: the plan is not at fault, or we cannot tell which part is. When
 IREE's own formation of a given-back group's ops then fails at one of those ops, the group is split
-into one region per op (`SPLIT`), so IREE cannot form that dispatch again, before anything coarser.
+into one region per op (`SPLIT`), so IREE cannot form that dispatch again, before anything coarser; an
+op the plan itself left to IREE (handed back: a padded producer) gets a region of its own the same way (`OWN`).
 A failing group holding an attention op with our tile sizes (rewrites/attention.py) first loses those
 tiles and is compiled with IREE's own (`_tuned_attention`), before it is unwrapped.
 
@@ -54,6 +55,7 @@ class Fallback:
 LEFT = "left to IREE's own fusion"
 SPLIT = "IREE's own fusion of its ops failed too: each op compiled as a dispatch of its own"
 UNTUNED = "compiled with IREE's own tile sizes for its attention op instead of ours"
+OWN = "the plan had left {ops} to IREE's own fusion, which failed on it: compiled as a dispatch of our own"
 BISECTED = "IREE named no location; the plan compiled without this group (found by halving it): " + LEFT
 
 
@@ -132,6 +134,26 @@ def _split_given_back(err: CompileError, given: dict[int, list[ir.Operation]], s
     return hit
 
 
+def _wrap_loose_ops(module: ir.Module, err: CompileError, wrapped: set[str]) -> list[str]:
+    """Ops outside every region (left to IREE by the plan: a padded producer, a constant group) at the
+    location IREE's own formation failed at: each gets a region of its own, which IREE leaves as it is
+    (fuzz seed 20484: IREE folded a max pool's unit output dim and then mis-inferred its window extent,
+    failing `--fusion=iree` too; the pool as a region of ours compiles). Not twice for one location.
+    Fills stay loose for IREE to clone; returns the names of the ops wrapped."""
+    texts, _ = _op_loc_texts(err)
+    if not texts:
+        return []
+    hits = [o for f in functions(module) for o in (x.operation for x in f.regions[0].blocks[0].operations)
+            if o.name.startswith("linalg.") and o.name != "linalg.fill"
+            and any(t in str(o.location) and str(o.location) not in wrapped for t in texts)]
+    done = []
+    for o in hits:
+        wrapped.add(str(o.location))
+        if wrap_group([o], o.location) is not None:
+            done.append(o.name)
+    return done
+
+
 def _region_group(region: ir.Operation) -> int | None:
     """The group id a region's `fusion_group_N` location stamp names, if any."""
     m = _GROUP.search(str(region.location))
@@ -204,7 +226,7 @@ def _drop_tile_configs(module: ir.Module) -> int:
 
 def compile_with_fallback(module: ir.Module, session: Session | None, target: str, *,
                           extra_flags: tuple[str, ...] = (), params_path: Path | None = None,
-                          source_name: str = "<input>", levers: tuple[str, ...] = ()
+                          source_name: str = "<input>", levers: tuple[str, ...] = (), own_regions: bool = True
                           ) -> tuple[Artifact, tuple[Fallback, ...]]:
     """compile_module, unwrapping each group IREE rejects (at most MAX_FALLBACKS), then compiling again.
 
@@ -217,7 +239,9 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
     attached: a CPU config on a GPU target failed its pipeline). In that order because data tiling is worth more
     than the plan: torchvision's ViT-B/16, whose first LayerNorm group and then IREE's formation of its
     ops failed ("exceeded stack allocation limit"), ran 1.2 s without data tiling against 0.22 s in IREE's
-    own formation with it. Only a failure after all of them is raised. After MAX_FALLBACKS groups given back one
+    own formation with it. Before those, an op the plan left to IREE at the failure's location gets a region
+    of its own (`own_regions`; off for `--fusion=iree`, which stays IREE's own formation). Only a failure
+    after all of them is raised. After MAX_FALLBACKS groups given back one
     at a time, the rest of the plan goes back at once (18 GridSamples sharing one grid: IREE merged their
     common ops across groups, and each retry failed on the next pair)."""
     if not functions(module):  # IREE would fail to write an empty module ("failed to generate bytecode")
@@ -225,6 +249,7 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
     fallbacks: list[Fallback] = []
     given: dict[int, list[ir.Operation]] = {}  # ops of each group given back, to split if IREE fails on them
     split: set[int] = set()
+    wrapped: set[str] = set()  # locations of loose ops given a region of their own
     while True:
         try:
             if FAULTS:  # test-only injected faults (fusion_opt.testhooks); empty unless a test sets them
@@ -246,6 +271,10 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
                 parted = _split_given_back(err, given, split)
                 if parted:
                     fallbacks.extend(Fallback(g, msg, SPLIT) for g in parted)
+                    continue
+                own = _wrap_loose_ops(module, err, wrapped) if own_regions else []
+                if own:
+                    fallbacks.append(Fallback(None, msg, OWN.format(ops=", ".join(own))))
                     continue
                 culprit = _bisect_culprit(module, session, target, extra_flags, source_name)
                 if culprit is not None:
@@ -282,7 +311,8 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
 def compile_with_strategies(module: ir.Module, session: Session | None, target: str, *,
                             extra_flags: tuple[str, ...] = (), strategy_flags: tuple[str, ...] = (),
                             params_path: Path | None = None, source_name: str = "<input>",
-                            levers: tuple[str, ...] = ()) -> tuple[Artifact, tuple[Fallback, ...], str | None]:
+                            levers: tuple[str, ...] = (), own_regions: bool = True
+                            ) -> tuple[Artifact, tuple[Fallback, ...], str | None]:
     """compile_with_fallback, first with `strategy_flags` (backends: transforms.strategies.codegen_flags).
     Returns (artifact, group fallbacks, why the strategies were dropped or None). A strategy failure
     does not unwrap groups: the plan is not at fault."""
@@ -294,8 +324,10 @@ def compile_with_strategies(module: ir.Module, session: Session | None, target: 
         except CompileError as err:
             dropped = f"{err.where}: {' '.join(err.message.split())}"[:300]
         art, fallbacks = compile_with_fallback(module, session, target, extra_flags=extra_flags,
-                                               params_path=params_path, source_name=source_name, levers=levers)
+                                               params_path=params_path, source_name=source_name, levers=levers,
+                                               own_regions=own_regions)
         return art, fallbacks, dropped
     art, fallbacks = compile_with_fallback(module, session, target, extra_flags=extra_flags,
-                                           params_path=params_path, source_name=source_name, levers=levers)
+                                           params_path=params_path, source_name=source_name, levers=levers,
+                                           own_regions=own_regions)
     return art, fallbacks, None
