@@ -28,11 +28,14 @@ RULE = {
     # 2026-12-02: a splat cloned into a reduction that reads it (seed 17198: IREE computed a sum of squares
     # of 33 twos as 12); a reduction group reading its epilogue transposed (seed 17109, every element wrong)
     "splat-cloned": "splat-reduction", "permuted-read": "permuted-read",
+    # 2026-12-05: a constant-index read in a group reducing to a scalar (seed 20920, a codegen failure)
+    "const-read-scalar": "const-read",
 }
 
 
 # The group (op indices) --fusion=cost formed before the rule, where the plans now report another cut.
-FAILED_GROUP = {"fill-result-shared": {0, 1}, "scalar-result": {0, 2}, "slice-of-result": {0, 1, 2, 5}}
+FAILED_GROUP = {"fill-result-shared": {0, 1}, "scalar-result": {0, 2}, "slice-of-result": {0, 1, 2, 5},
+                "const-read-scalar": {0, 1, 2, 3}}
 
 
 def _check_outputs(name: str, m: fo.CompiledModel) -> None:
@@ -223,3 +226,12 @@ def test_fallback_gives_an_op_left_to_iree_a_region_of_its_own() -> None:
     art, fallbacks = compile_with_fallback(module, session, "host", source_name="pool-handoff.mlir")
     assert [f.group for f in fallbacks] == [None] and "linalg.pooling_nchw_max" in str(fallbacks[0]), fallbacks
     assert "compiled as a dispatch of our own" in str(fallbacks[0]) and art.dispatch_count >= 1
+
+
+# The plan handed a returned exp, its square and an offset reader of the square to IREE, which fused the three
+# and computed the exp only where the reader reads (seed 21329); the exp's group now stays ours (`misfused_reads`).
+@pytest.mark.parametrize("mode", ["greedy", "cost"])
+def test_chain_into_an_offset_reader_is_not_left_to_iree(mode: str) -> None:
+    m = fo.compile_mlir(str(REPRO / "offset-reader-chain.mlir"), fusion=mode)
+    assert not m.fallbacks
+    _check_outputs("offset-reader-chain", m)

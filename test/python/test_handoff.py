@@ -56,6 +56,11 @@ def test_misfused_reads_needs_a_shared_value_and_a_strided_reader() -> None:
     assert misfused_reads(both, {0, 2}) == []          # the strided reader is ours: IREE cannot fuse into it
     alone = DataflowGraph("f", (relu, copy), (Edge(0, 1, 0),))
     assert misfused_reads(alone, {0, 1}) == []         # no other reader: fusing it is right
+    # through an elementwise op between them (fuzz seed 21329): relu -> square -> strided copy, relu returned
+    square, late_copy = generic(1, ident), generic(2, strided)
+    chain = DataflowGraph("f", (relu, square, late_copy), (Edge(0, 1, 0), Edge(1, 2, 0)), outputs=frozenset({0}))
+    assert misfused_reads(chain, {0, 1, 2}) == [(0, 2)]
+    assert misfused_reads(chain, {0, 2}) == []          # the square is ours: IREE cannot fuse across it
 
 
 def test_vulkan_leaves_an_outer_reduction_with_a_prologue_to_iree() -> None:

@@ -396,12 +396,30 @@ def misfused_reads(graph: DataflowGraph, left: set[int]) -> list[tuple[int, int]
     that is no permutation (a strided window copy, `(d0, d1 * 2, d2 * 2)`). IREE fuses the producer into
     that reader as a two-result op over the reader's loops, so the value its other readers get is computed
     only where this reader reads (found on a pre-activation ResNet: a ReLU feeding a 1x1 stride-2 conv's
-    window copy and a 3x3 conv, error 0.17 at magnitude 0.28; test_handoff_iree_bugs.py)."""
+    window copy and a 3x3 conv, error 0.17 at magnitude 0.28; test_handoff_iree_bugs.py). The same through a
+    chain of elementwise ops between them, all left to IREE, which it fuses as well (fuzz seed 21329: a
+    returned exp, squared, read at an offset `d1 + 2`: the exp came back wrong in half its columns, also in
+    `--fusion=iree`)."""
     from .legality import window_read
 
     def parallel(i: int) -> bool:
         op = graph.ops[i]
         return op.name == "linalg.generic" and all(it == "parallel" for it in op.iterator_types)
+
+    def window_readers(p: int) -> list[int]:
+        """Readers in `left` of `p`'s value, or of an elementwise chain from it in `left`, through a window."""
+        found, todo, seen = [], [p], {p}
+        while todo:
+            for e in graph.uses_through(todo.pop(), is_free):
+                c = e.consumer
+                if c not in left or e.captured or not parallel(c):
+                    continue
+                if window_read(graph.ops[c], e.operand):
+                    found.append(c)
+                elif c not in seen:
+                    seen.add(c)
+                    todo.append(c)
+        return sorted(set(found))
 
     out = []
     for p in sorted(left):
@@ -410,8 +428,7 @@ def misfused_reads(graph: DataflowGraph, left: set[int]) -> list[tuple[int, int]
         reads = graph.uses_through(p, is_free)
         if len({e.consumer for e in reads}) < 2 and p not in graph.outputs:
             continue
-        out += [(p, e.consumer) for e in reads if e.consumer in left and not e.captured and parallel(e.consumer)
-                and window_read(graph.ops[e.consumer], e.operand)]
+        out += [(p, c) for c in window_readers(p)]
     return out
 
 

@@ -296,6 +296,15 @@ def _r_const_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
         for e in g.in_edges[c]:  # type: ignore[attr-defined]
             if e.producer in m and any(k == "const" for k, _ in _access(g.ops[c], e.operand)):
                 return f"op {c} reads op {e.producer} at a constant index in a group with a heavy root"
+    # With a reduction to a scalar in the group, a constant-index read of any operand fails too: a mean of
+    # exp(x[0, ...]) over everything, "'vector.contract' op invalid accumulator/result vector shape" (fuzz
+    # seed 20920; the same group reducing fewer dims, or the lone reduction, compiles).
+    full = next((i for i in sorted(m) if g.ops[i].kind is OpKind.REDUCTION and len(m) > 1
+                 and set(g.ops[i].iterator_types) == {"reduction"}), None)
+    if full is not None:
+        for c in sorted(m):
+            if any(k == "const" for pos in range(g.ops[c].num_dps_inputs) for k, _ in _access(g.ops[c], pos)):
+                return f"op {c} reads an operand at a constant index in a group with op {full}'s reduction to a scalar"
     return None
 
 
