@@ -438,6 +438,27 @@ def _r_scalar_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return f"op {hit[0]} is read as a scalar by op {hit[1]} and is a result of the group" if hit else None
 
 
+def _r_broadcast_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """An all-parallel member broadcast by another (its reader's map skips a loop of extent > 1) whose result
+    also leaves the dispatch fails codegen: the member is recomputed in every tile along the skipped loop and
+    each would store it ("'vector.store' op write affecting operations on global resources are restricted to
+    workgroup distributed contexts"; fuzz seed 21223: a returned relu of a bias row, added to every row of a
+    matrix). Not leaving, or read through all the reader's loops, it compiles."""
+    for c in sorted(m):
+        reader = g.ops[c]
+        if set(reader.iterator_types) != {"parallel"}:
+            continue
+        for e in g.in_edges[c]:  # type: ignore[attr-defined]
+            p = e.producer
+            if p not in m or set(g.ops[p].iterator_types) != {"parallel"} or not _leaves(g, m, p):
+                continue
+            read = {d for k, d in _access(reader, e.operand) if k == "dim"}
+            skipped = [d for d, n in enumerate(reader.loop_ranges) if n > 1 and d not in read]
+            if e.operand < reader.num_dps_inputs and skipped:
+                return f"op {p} is broadcast by op {c} and is a result of the group"
+    return None
+
+
 def reads_splat(g: DataflowGraph, i: int, e_operand: int, producer: int) -> bool:
     """Op i is a reduction reading splat `producer` as a data input (not as its accumulator)."""
     op = g.ops[i]
@@ -811,6 +832,8 @@ RULES: tuple[Rule, ...] = (
          _r_strided_slice),
     Rule("scalar-result", "a member read as a scalar that is also a result of the dispatch fails IREE codegen",
          _r_scalar_result),
+    Rule("broadcast-result", "a member broadcast by another that is also a result of the dispatch fails IREE "
+         "llvm-cpu codegen", _r_broadcast_result),
     Rule("contraction-prologue", "only a fill (accumulator) or a pad (conv input) fuses into a contraction",
          _r_contraction_prologue),
     Rule("shared-const-read", "a result of the group reading a shared member at a constant index fails IREE "
