@@ -138,8 +138,8 @@ def _wrap_loose_ops(module: ir.Module, err: CompileError, wrapped: set[str]) -> 
     """Ops outside every region (left to IREE by the plan: a padded producer, a constant group) at the
     location IREE's own formation failed at: each gets a region of its own, which IREE leaves as it is
     (fuzz seed 20484: IREE folded a max pool's unit output dim and then mis-inferred its window extent,
-    failing `--fusion=iree` too; the pool as a region of ours compiles). Not twice for one location.
-    Fills stay loose for IREE to clone; returns the names of the ops wrapped."""
+    failing `--fusion=iree` too; the pool as a region of ours compiles). Not twice for one location, nor
+    for ops of groups given back (`wrapped` holds their locations: the split step handles them). Fills stay loose for IREE to clone; returns the names of the ops wrapped."""
     texts, _ = _op_loc_texts(err)
     if not texts:
         return []
@@ -272,6 +272,7 @@ def compile_with_fallback(module: ir.Module, session: Session | None, target: st
                 if parted:
                     fallbacks.extend(Fallback(g, msg, SPLIT) for g in parted)
                     continue
+                wrapped |= {str(o.location) for ops in given.values() for o in ops}
                 own = _wrap_loose_ops(module, err, wrapped) if own_regions else []
                 if own:
                     fallbacks.append(Fallback(None, msg, OWN.format(ops=", ".join(own))))

@@ -12,10 +12,16 @@ importers' `.mlir`.
 
 Not needed where the payload never reads the init (IREE replaces that destination with an empty
 tensor; checked: returned argument exact).
+
+A float multiply-accumulate (a matmul, a conv) accumulates into zeros instead and adds the argument in an
+epilogue, the form of rewrites/bias_epilogue.py: with data tiling IREE packs a contraction's accumulator
+and fused that packing into the copy's region, which then failed to compile ("'iree_linalg_ext.map_store'
+op write affecting operations on global resources", fuzz seed 21220); the epilogue joins the contraction's
+group and reads the argument, no copy dispatch. Rounding: `c + sum` becomes `sum + c` (~1 ulp).
 """
 from __future__ import annotations
 
-from ..ir import block_ops, ir, linalg, tensor
+from ..ir import arith, block_ops, ir, linalg, tensor
 
 # Ops whose destination is the given operand (the rest of DPS ops: their trailing inits).
 DEST_OPERAND = {"tensor.insert_slice": 1, "tensor.insert": 1}
@@ -37,12 +43,45 @@ def writes_in_place(op: ir.Operation, operand: int) -> bool:
     return bool(list(body.arguments[n_in + operand - first_init].uses))
 
 
+def accumulates_products(op: ir.Operation) -> bool:
+    """A one-result float multiply-accumulate (`out + a * b`): matmuls, convs and their generic forms."""
+    if not op.name.startswith("linalg.") or len(op.results) != 1 or not op.regions or not op.regions[0].blocks:
+        return False
+    body = [o.operation.name for o in op.regions[0].blocks[0].operations]
+    t = ir.RankedTensorType(op.results[0].type)
+    return body == ["arith.mulf", "arith.addf", "linalg.yield"] and isinstance(t.element_type, ir.FloatType)
+
+
+def add_after(op: ir.Operation, n: int) -> None:
+    """Accumulate `op` into zeros and add its init operand `n` to the result in an elementwise epilogue."""
+    arg = op.operands[n]
+    t = ir.RankedTensorType(arg.type)
+    elt = t.element_type
+    with op.context, op.location:
+        with ir.InsertionPoint(op):
+            zero = arith.ConstantOp(elt, ir.FloatAttr.get(elt, 0.0)).result
+            fill = linalg.fill(zero, outs=[tensor.EmptyOp(list(t.shape), elt).result])
+        op.operands[n] = fill
+        with ir.InsertionPoint.after(op):
+            ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(t.rank))
+            par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
+            add = linalg.GenericOp([t], [op.results[0], arg], [tensor.EmptyOp(list(t.shape), elt).result],
+                                   ir.ArrayAttr.get([ident] * 3), ir.ArrayAttr.get([par] * t.rank))
+            blk = add.regions[0].blocks.append(elt, elt, elt)
+            with ir.InsertionPoint(blk):
+                linalg.YieldOp([arith.AddFOp(blk.arguments[0], blk.arguments[1]).result])
+    op.results[0].replace_all_uses_except(add.result, add.operation)
+
+
 def copy_written_arguments(func_op: ir.Operation) -> int:
-    """Give every in-place update of an argument of `func_op` a copy to update; returns how many."""
+    """Give every in-place update of an argument of `func_op` a destination of its own; returns how many."""
     args = func_op.regions[0].blocks[0].arguments
     sites = [(op, n) for op in block_ops(func_op) for n, v in enumerate(op.operands)
              if any(v == a for a in args) and writes_in_place(op, n)]
     for op, n in sites:
+        if accumulates_products(op):
+            add_after(op, n)
+            continue
         arg = op.operands[n]
         t = ir.RankedTensorType(arg.type)
         with op.context, op.location, ir.InsertionPoint(op):
@@ -50,4 +89,3 @@ def copy_written_arguments(func_op: ir.Operation) -> int:
             copy = linalg.copy(arg, outs=[empty])
         op.operands[n] = copy if isinstance(copy, ir.Value) else copy.results[0]
     return len(sites)
-
