@@ -29,7 +29,7 @@ RULE = {
     # of 33 twos as 12); a reduction group reading its epilogue transposed (seed 17109, every element wrong)
     "splat-cloned": "splat-reduction", "permuted-read": "permuted-read",
     # 2026-12-05: a constant-index read in a group reducing to a scalar (seed 20920, a codegen failure)
-    "const-read-scalar": "const-read", "broadcast-result": "broadcast-result",
+    "const-read-scalar": "const-read", "broadcast-result": "broadcast-result", "splat-chain": "constant",
 }
 
 

@@ -93,7 +93,8 @@ _CONST_CACHE: dict[int, tuple[object, frozenset[int]]] = {}
 def constant_ops(g: DataflowGraph) -> frozenset[int]:
     """Ops that compute only from constants (BatchNorm's rsqrt(var + eps), scaled weights): IREE's
     const-eval hoists them into globals computed at compile time, but only outside dispatch regions.
-    Splats (fills, no tensor input) are not counted: they are cloned into consumers instead.
+    Splats (fills, no tensor input) are not counted: they are cloned into consumers instead; elementwise ops
+    of splats are.
     Cached per ops tuple (every IndexedGraph view of a graph shares it): rules ask once per check."""
     hit = _CONST_CACHE.get(id(g.ops))
     if hit is not None and hit[0] is g.ops:
@@ -103,11 +104,17 @@ def constant_ops(g: DataflowGraph) -> frozenset[int]:
     for e in g.edges:
         if e.captured:
             captured.setdefault(e.consumer, []).append(e.producer)
+    splats = {op.index for op in g.ops if is_fill_like(op)}
     for op in g.ops:  # program order: producers first
         ins = op.operands[:op.num_dps_inputs] if op.num_dps_inputs else op.operands
-        if not ins or is_fill_like(op) or op.captured_args:  # a gather of an input is no constant
+        if not ins or op.index in splats or op.captured_args:  # a gather of an input is no constant
             continue
-        if all(p is None or (p >= 0 and p in const) for p in (*ins, *captured.get(op.index, ()))):
+        # An elementwise op of a splat is one too (fuzz seed 22255: IREE folded half(half(fill 0.5)) to a splat
+        # inside our region, which then returned a splat and failed, as rule `copy-result` says); not a
+        # reduction over a splat, which IREE 3.13 computes wrong in any dispatch (rule `splat-reduction`).
+        elementwise = set(op.iterator_types) == {"parallel"}
+        if all(p is None or (p >= 0 and (p in const or (elementwise and p in splats)))
+               for p in (*ins, *captured.get(op.index, ()))):
             const.add(op.index)  # None: a constant (or empty)
     result = frozenset(const)
     if len(_CONST_CACHE) > 64:

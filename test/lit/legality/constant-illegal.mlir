@@ -26,3 +26,30 @@ func.func @scale(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   } -> tensor<8x16xf32>
   return %y : tensor<8x16xf32>
 }
+
+// -----
+
+// An elementwise op of a splat computes only from constants too (fuzz seed 22255: IREE folded it to a splat
+// inside the region, which then returned a splat and failed to compile).
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @half_of_splat(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %c = arith.constant 0.5 : f32
+  %e0 = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%c : f32) outs(%e0 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %e1 = tensor.empty() : tensor<8x16xf32>
+  // expected-error @+1 {{rule 'constant': op 1 (linalg.generic) computes only from constants (IREE evaluates it at compile time outside dispatches) and op 2 does not}}
+  %h = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"], fusion_opt.fuse = "g"}
+      ins(%f : tensor<8x16xf32>) outs(%e1 : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.mulf %a, %c : f32
+    linalg.yield %t : f32
+  } -> tensor<8x16xf32>
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel"], fusion_opt.fuse = "g"}
+      ins(%x, %h : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e2 : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.maximumf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<8x16xf32>
+  return %h, %y : tensor<8x16xf32>, tensor<8x16xf32>
+}
