@@ -5,7 +5,8 @@ IREE reports a codegen failure at the failing dispatch's location, which carries
 that names no group is re-raised: the plan is not at fault, or we cannot tell which part is. When
 IREE's own formation of a given-back group's ops then fails at one of those ops, the group is split
 into one region per op (`SPLIT`), so IREE cannot form that dispatch again, before anything coarser; an
-op the plan itself left to IREE (handed back: a padded producer) gets a region of its own the same way (`OWN`).
+op the plan itself left to IREE (handed back: a padded producer) gets a region of its own the same way
+(`OWN`).
 A failing group holding an attention op with our tile sizes (rewrites/attention.py) first loses those
 tiles and is compiled with IREE's own (`_tuned_attention`), before it is unwrapped.
 
@@ -139,7 +140,8 @@ def _wrap_loose_ops(module: ir.Module, err: CompileError, wrapped: set[str]) -> 
     location IREE's own formation failed at: each gets a region of its own, which IREE leaves as it is
     (fuzz seed 20484: IREE folded a max pool's unit output dim and then mis-inferred its window extent,
     failing `--fusion=iree` too; the pool as a region of ours compiles). Not twice for one location, nor
-    for ops of groups given back (`wrapped` holds their locations: the split step handles them). Fills stay loose for IREE to clone; returns the names of the ops wrapped."""
+    for ops of groups given back (`wrapped` holds their locations: the split step handles them). Fills stay
+    loose for IREE to clone; returns the names of the ops wrapped."""
     texts, _ = _op_loc_texts(err)
     if not texts:
         return []
