@@ -307,8 +307,12 @@ class Elementwise(Op):
                    init, self.shape, map_text(r, range(r)), body, res)
 
     def ref(self, ins):
-        r = tuple(range(len(self.shape)))  # an addend folds into a contraction read in its own layout only
-        views = [Bounded(view(b.v, m, self.shape), view(b.e, m, self.shape), b.fold_k if tuple(m) == r else None)
+        # an addend folds into a contraction read in its own layout or transposed (IREE propagates transposes
+        # until they cancel: fuzz seed 23106, a matmul read through (1, 0), transposed back, plus 3.0); not
+        # into one read by a broadcast
+        r = list(range(len(self.shape)))
+        views = [Bounded(view(b.v, m, self.shape), view(b.e, m, self.shape),
+                         b.fold_k if None not in m and sorted(m) == r else None)
                  for b, m in zip(ins, self.maps)]
         out = eval_expr(self.expr, views)
         return Bounded(np.broadcast_to(out.v, self.shape).copy(), np.broadcast_to(out.e, self.shape).copy())
