@@ -459,9 +459,11 @@ def _r_broadcast_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
             p = e.producer
             if p not in m or set(g.ops[p].iterator_types) != {"parallel"} or not _leaves(g, m, p):
                 continue
-            read = {d for k, d in _access(reader, e.operand) if k == "dim"}
+            if e.operand >= min(reader.num_dps_inputs, len(reader.indexing_maps)):
+                continue  # an init, or no map (a slice: rule `partial-read`)
+            read = {int(d) for r in map_results(reader.indexing_maps[e.operand]) for d in re.findall(r"d(\d+)", r)}
             skipped = [d for d, n in enumerate(reader.loop_ranges) if n > 1 and d not in read]
-            if e.operand < reader.num_dps_inputs and skipped:
+            if skipped:
                 return f"op {p} is broadcast by op {c} and is a result of the group"
     return None
 

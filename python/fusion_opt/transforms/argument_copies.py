@@ -1,14 +1,16 @@
-"""Ops that update a function argument in place work on a copy of it.
+"""Ops that update a returned function argument in place work on a copy of it.
 
 Why: IREE 3.13 ties a dispatch's result to the buffer of a destination it reads and writes (a
 contraction or reduction accumulating into its init, an insert into a tensor), and when that
 destination is a function argument it writes into the caller's input buffer: a returned argument
 comes back holding the op's result (fuzz seed 20449: `matmul(a, b, outs %c)` returning `%c` and the
-product; 9.4 off in every mode, `--fusion=iree` included), and a device array passed as input changes
-under the caller. A `linalg.copy` of the argument (a copy survives canonicalization, an identity
-`linalg.generic` does not) gives the op a destination of its own. One extra copy dispatch, only where
-an argument is written in place, which the ONNX importer never writes: hand-written or other
-importers' `.mlir`.
+product; 9.4 off in every mode, `--fusion=iree` included). Only arguments the function also returns as
+they are: otherwise the write is seen only by a caller passing the same device buffer again (IREE's own
+compile does the same; our callables copy numpy inputs in), and hand-written `.mlir` accumulating into an
+argument (`outs(%c)`, MLIR's test idiom) keeps its form. A `linalg.copy` of the argument (a copy
+survives canonicalization, an identity `linalg.generic` does not) gives the op a destination of its own:
+one extra copy dispatch, only where a returned argument is written in place, which the ONNX importer never
+writes (hand-written or other importers' `.mlir`).
 
 Not needed where the payload never reads the init (IREE replaces that destination with an empty
 tensor; checked: returned argument exact).
@@ -75,9 +77,10 @@ def add_after(op: ir.Operation, n: int) -> None:
 
 def copy_written_arguments(func_op: ir.Operation) -> int:
     """Give every in-place update of an argument of `func_op` a destination of its own; returns how many."""
-    args = func_op.regions[0].blocks[0].arguments
-    sites = [(op, n) for op in block_ops(func_op) for n, v in enumerate(op.operands)
-             if any(v == a for a in args) and writes_in_place(op, n)]
+    ops = block_ops(func_op)
+    returned = [v for v in ops[-1].operands if isinstance(v, ir.BlockArgument)] if ops else []
+    sites = [(op, n) for op in ops for n, v in enumerate(op.operands)
+             if any(v == a for a in returned) and writes_in_place(op, n)]
     for op, n in sites:
         if accumulates_products(op):
             add_after(op, n)

@@ -3,7 +3,8 @@
 // argument's buffer and a returned argument came back holding the op's result (fuzz seed 20449). A float
 // multiply-accumulate (@accumulate) accumulates into zeros and adds the argument in an epilogue instead
 // (a copy was packed for data tiling in its own region, which failed: fuzz seed 21220).
-// An init the payload never reads (%c of @overwrite) keeps the argument; --fusion=iree stays IREE's own.
+// An init the payload never reads (%c of @overwrite) keeps the argument, and so does one the function does
+// not return (@not_returned); --fusion=iree stays IREE's own.
 // RUN: fusion-opt %s --split-input-file --fusion=none --emit=regions | filecheck %s
 // RUN: fusion-opt %s --split-input-file --fusion=cost --emit=regions | filecheck %s --check-prefixes=CHECK,COST
 // RUN: fusion-opt %s --split-input-file --fusion=iree --emit=regions | filecheck %s --check-prefix=IREE
@@ -75,4 +76,18 @@ func.func @overwrite(%a: tensor<9x9xf32>, %c: tensor<9x9xf32>) -> (tensor<9x9xf3
     linalg.yield %s : f32
   } -> tensor<9x9xf32>
   return %c, %r : tensor<9x9xf32>, tensor<9x9xf32>
+}
+
+// -----
+
+// Not returned: the matmul keeps accumulating into the argument (MLIR's test idiom), as IREE's own compile.
+// CHECK-LABEL: func.func @not_returned(
+// CHECK-SAME: %[[C:[^:]+]]: tensor<9x9xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.matmul ins({{.*}}) outs(%[[C]] : tensor<9x9xf32>)
+// PLAN-LABEL: function @not_returned
+// PLAN-NOT: in-place update
+func.func @not_returned(%a: tensor<9x13xf32>, %b: tensor<13x9xf32>, %c: tensor<9x9xf32>) -> tensor<9x9xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<9x13xf32>, tensor<13x9xf32>) outs(%c : tensor<9x9xf32>) -> tensor<9x9xf32>
+  return %r : tensor<9x9xf32>
 }
