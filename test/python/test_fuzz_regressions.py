@@ -28,8 +28,10 @@ RULE = {
     # 2026-12-02: a splat cloned into a reduction that reads it (seed 17198: IREE computed a sum of squares
     # of 33 twos as 12); a reduction group reading its epilogue transposed (seed 17109, every element wrong)
     "splat-cloned": "splat-reduction", "permuted-read": "permuted-read",
-    # 2026-12-05: a constant-index read in a group reducing to a scalar (seed 20920, a codegen failure)
+    # 2026-12-05: three codegen failures (seeds 20920, 21223, 22255) and wrong numbers of ours (seed 24538: a
+    # returned value written only where a pool two ops down reads it)
     "const-read-scalar": "const-read", "broadcast-result": "broadcast-result", "splat-chain": "constant",
+    "partial-read-chain": "partial-read",
 }
 
 

@@ -524,7 +524,37 @@ def _r_partial_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
     block's ReLU (wrong numbers); through a slice, IREE refuses it ("write affecting operations on global
     resources": fuzz seed 15080)."""
     hit = _read_of_escaping_member(g, m, _partial, slices=True)
-    return f"op {hit[0]} is a result of the group but op {hit[1]} reads only part of it" if hit else None
+    if hit:
+        return f"op {hit[0]} is a result of the group but op {hit[1]} reads only part of it"
+    hit3 = _partial_read_downstream(g, m)
+    return (f"op {hit3[0]} is a result of the group but op {hit3[2]} reads only part of op {hit3[1]}, which "
+            f"computes from it in the group") if hit3 else None
+
+
+def _partial_read_downstream(g: IndexedGraph, m: frozenset[int]) -> tuple[int, int, int] | None:
+    """(escaping member, member computed from it elementwise, partial reader of the latter): the dispatch is
+    tiled by the reader's space, so the escaping result is written only where the chain is read (fuzz seed
+    24538: a returned `x - b`, its relu, and a max pool whose window leaves the last column unread: that
+    column of `x - b` came back 0)."""
+    def elementwise(i: int) -> bool:
+        return set(g.ops[i].iterator_types) == {"parallel"} and g.ops[i].kind in LIGHT
+
+    for p in sorted(m):
+        if not _leaves(g, m, p) or not elementwise(p):
+            continue
+        seen, todo = {p}, [p]
+        while todo:
+            q = todo.pop()
+            for e in (e for c in g.consumers(q) if c in m and c not in seen
+                      for e in g.in_edges[c] if e.producer == q):  # type: ignore[attr-defined]
+                c = e.consumer
+                acc = _access(g.ops[c], e.operand) if e.operand < len(g.ops[c].indexing_maps) else ()
+                if q != p and (_partial(acc) if acc else _slices_part(g.ops[c])):
+                    return p, q, c
+                if acc and not _partial(acc) and elementwise(c):
+                    seen.add(c)
+                    todo.append(c)
+    return None
 
 
 def _r_side_input(g: IndexedGraph, m: frozenset[int]) -> str | None:
