@@ -64,3 +64,23 @@ def test_returned_argument_survives_an_insert(fusion: str) -> None:
     want = d.copy()
     want[2:5] = x
     np.testing.assert_array_equal(got_r, want)
+
+
+RESHAPED = """
+func.func @main(%a: tensor<12x8xf32>, %b: tensor<8x16xf32>, %c: tensor<12x16xf32>) -> (tensor<12x16xf32>, tensor<12x1x16xf32>) {
+  %r = linalg.matmul ins(%a, %b : tensor<12x8xf32>, tensor<8x16xf32>) outs(%c : tensor<12x16xf32>) -> tensor<12x16xf32>
+  %v = tensor.expand_shape %c [[0], [1, 2]] output_shape [12, 1, 16] : tensor<12x16xf32> into tensor<12x1x16xf32>
+  return %r, %v : tensor<12x16xf32>, tensor<12x1x16xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("fusion", ["none", "cost"])
+def test_argument_returned_through_a_reshape(fusion: str) -> None:
+    """A reshape shares its source's buffer: returned through one, the argument came back holding the
+    matmul's result (fuzz seed 25073)."""
+    rng = np.random.default_rng(25073)
+    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in ((12, 8), (8, 16), (12, 16)))
+    got_r, got_v = (np.asarray(v) for v in fo.compile_mlir(RESHAPED, fusion=fusion)(a, b, c.copy()))
+    np.testing.assert_array_equal(got_v, c.reshape(12, 1, 16))
+    np.testing.assert_allclose(got_r, a.astype(np.float64) @ b + c, rtol=1e-5, atol=1e-5)

@@ -4,8 +4,8 @@ Why: IREE 3.13 ties a dispatch's result to the buffer of a destination it reads 
 contraction or reduction accumulating into its init, an insert into a tensor), and when that
 destination is a function argument it writes into the caller's input buffer: a returned argument
 comes back holding the op's result (fuzz seed 20449: `matmul(a, b, outs %c)` returning `%c` and the
-product; 9.4 off in every mode, `--fusion=iree` included). Only arguments the function also returns as
-they are: otherwise the write is seen only by a caller passing the same device buffer again (IREE's own
+product; 9.4 off in every mode, `--fusion=iree` included). Only arguments the function also returns, as
+they are or reshaped: otherwise the write is seen only by a caller passing the same device buffer again (IREE's own
 compile does the same; our callables copy numpy inputs in), and hand-written `.mlir` accumulating into an
 argument (`outs(%c)`, MLIR's test idiom) keeps its form. A `linalg.copy` of the argument (a copy
 survives canonicalization, an identity `linalg.generic` does not) gives the op a destination of its own:
@@ -75,10 +75,22 @@ def add_after(op: ir.Operation, n: int) -> None:
     op.results[0].replace_all_uses_except(add.result, add.operation)
 
 
+VIEWS = ("tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape", "tensor.cast", "tensor.bitcast")
+
+
+def _through_views(v: ir.Value) -> ir.Value:
+    """The value `v` is a view of: reshapes share their source's buffer in IREE (fuzz seed 25073: an argument
+    returned through an expand_shape came back holding the matmul's result too)."""
+    while not isinstance(v, ir.BlockArgument) and v.owner.name in VIEWS:
+        v = v.owner.operands[0]
+    return v
+
+
 def copy_written_arguments(func_op: ir.Operation) -> int:
     """Give every in-place update of an argument of `func_op` a destination of its own; returns how many."""
     ops = block_ops(func_op)
-    returned = [v for v in ops[-1].operands if isinstance(v, ir.BlockArgument)] if ops else []
+    returned = [v for v in (_through_views(v) for v in ops[-1].operands) if isinstance(v, ir.BlockArgument)] \
+        if ops else []
     sites = [(op, n) for op in ops for n, v in enumerate(op.operands)
              if any(v == a for a in returned) and writes_in_place(op, n)]
     for op, n in sites:
