@@ -31,7 +31,7 @@ RULE = {
     # 2026-12-05: three codegen failures (seeds 20920, 21223, 22255) and wrong numbers of ours (seed 24538: a
     # returned value written only where a pool two ops down reads it)
     "const-read-scalar": "const-read", "broadcast-result": "broadcast-result", "splat-chain": "constant",
-    "partial-read-chain": "partial-read",
+    "partial-read-chain": "partial-read", "root-position": "root-space",
 }
 
 

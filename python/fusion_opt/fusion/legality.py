@@ -627,6 +627,34 @@ def _r_root_space(g: IndexedGraph, m: frozenset[int]) -> str | None:
             if len({mp for mp, _ in reads}) > 1:
                 return (f"epilogue op {q} of {g.ops[r].kind.value} op {r} reads the group's ops "
                         f"{sorted({p for _, p in reads})} through different maps")
+        clash = _root_position_clash(g, r, m)
+        if clash is not None:
+            return (f"epilogue op {clash} of {g.ops[r].kind.value} op {r} reads its elements at two positions "
+                    "(through a permuting epilogue and directly)")
+    return None
+
+
+def _root_position_clash(g: IndexedGraph, r: int, m: frozenset[int]) -> int | None:
+    """An epilogue whose loop meets two different dims of root `r`'s result through different paths: a
+    permuting epilogue (`tanh` read through `(d3, d0, d2, d1)`) and then an op reading that and the root
+    directly (fuzz seed 25336, a conv: IREE 3.13's llvm-cpu translation failed; each op alone reads the
+    group through one map, which the per-op check sees). Tracks, per member, the root dim of each result dim."""
+    rank = len(g.ops[r].result_shapes[0]) if g.ops[r].result_shapes else 0
+    rel: dict[int, tuple[int | None, ...]] = {r: tuple(range(rank))}
+    for q in sorted(_downstream(g, r, m)):
+        qd = g.ops[q]
+        loop_root: dict[int, int] = {}
+        for e in g.in_edges[q]:  # type: ignore[attr-defined]
+            if e.producer not in rel or e.operand >= len(qd.map_dims):
+                continue
+            for k, d in enumerate(qd.map_dims[e.operand]):
+                root_dim = rel[e.producer][k] if k < len(rel[e.producer]) else None
+                if d < 0 or root_dim is None:
+                    continue
+                if loop_root.setdefault(d, root_dim) != root_dim:
+                    return q
+        out = qd.map_dims[-1] if qd.map_dims else ()
+        rel[q] = tuple(loop_root.get(d) if d >= 0 else None for d in out)
     return None
 
 

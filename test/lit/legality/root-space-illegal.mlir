@@ -65,3 +65,33 @@ func.func @matmul_read_two_ways(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) ->
   } -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>
 }
+
+// -----
+
+// A permuting epilogue (tanh read through (d1, d0)) and an op reading it and the matmul directly: each op
+// reads the group through one map, but the last meets each matmul element at two positions (fuzz seed
+// 25336, on a conv: IREE 3.13's llvm-cpu translation failed).
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr2 = affine_map<(d0, d1) -> (d1, d0)>
+func.func @matmul_transposed_twice(%a: tensor<8x16xf32>, %b: tensor<16x8xf32>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // expected-error @+1 {{rule 'root-space': epilogue op 3 of contraction op 1 reads its elements at two positions}}
+  %m = linalg.matmul {fusion_opt.fuse = "g"} ins(%a, %b : tensor<8x16xf32>, tensor<16x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %e1 = tensor.empty() : tensor<8x8xf32>
+  %t = linalg.generic {indexing_maps = [#tr2, #id2], iterator_types = ["parallel", "parallel"], fusion_opt.fuse = "g"}
+      ins(%m : tensor<8x8xf32>) outs(%e1 : tensor<8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.tanh %v : f32
+    linalg.yield %y : f32
+  } -> tensor<8x8xf32>
+  %e2 = tensor.empty() : tensor<8x8xf32>
+  %p = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"], fusion_opt.fuse = "g"}
+      ins(%t, %m : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e2 : tensor<8x8xf32>) {
+  ^bb0(%v: f32, %w: f32, %o: f32):
+    %y = arith.mulf %v, %w : f32
+    linalg.yield %y : f32
+  } -> tensor<8x8xf32>
+  return %p : tensor<8x8xf32>
+}
