@@ -161,8 +161,8 @@ def _h_padded(graph: DataflowGraph, g: Group) -> str | None:
     # an im2col conv's epilogue or AlexNet's LRN + pool group reach the next pad the same way, and
     # handing them back undoes their fusion (AlexNet: one more dispatch, not one less).
     work = [graph.ops[i] for i in g.ops if graph.ops[i].name != "linalg.fill"]
-    if any(_unit_output_with_unread_input(op) for op in work):  # IREE's formation fails on it (see conv_rewritten_by_iree)
-        return None
+    if any(_unit_output_with_unread_input(op) for op in work):
+        return None  # IREE's formation fails on it, as on such a depthwise conv (conv_rewritten_by_iree)
     deep = len(work) == 1 and work[0].kind not in _COMPUTE
     outs = (c for i in g.ops for c in (_through_reshapes(graph, i) if deep else graph.consumers(i)))
     # Not a matmul's group whose pad a window-taps op reads through its interior (its centre tap): IREE folds that
@@ -382,7 +382,7 @@ def _select(plan: FusionPlan, graph: DataflowGraph, rules: list, kept: set[int])
 
 def _argument_copy(graph: DataflowGraph, g: Group) -> bool:
     """Copies of function arguments only (transforms/argument_copies.py): handed to IREE, the copy is
-    elided and the in-place update it protects writes the caller's buffer again (fuzz seed 20449's insert twin)."""
+    elided and the in-place update it protects writes the caller's buffer again (seed 20449's insert twin)."""
     return all(graph.ops[i].name == "linalg.copy" and (graph.ops[i].operands[0] or 0) < 0 for i in g.ops)
 
 

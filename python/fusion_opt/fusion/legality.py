@@ -311,7 +311,8 @@ def _r_const_read(g: IndexedGraph, m: frozenset[int]) -> str | None:
     if full is not None:
         for c in sorted(m):
             if any(k == "const" for pos in range(g.ops[c].num_dps_inputs) for k, _ in _access(g.ops[c], pos)):
-                return f"op {c} reads an operand at a constant index in a group with op {full}'s reduction to a scalar"
+                return (f"op {c} reads an operand at a constant index in a group with op {full}'s reduction "
+                        "to a scalar")
     return None
 
 
@@ -461,7 +462,8 @@ def _r_broadcast_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
                 continue
             if e.operand >= min(reader.num_dps_inputs, len(reader.indexing_maps)):
                 continue  # an init, or no map (a slice: rule `partial-read`)
-            read = {int(d) for r in map_results(reader.indexing_maps[e.operand]) for d in re.findall(r"d(\d+)", r)}
+            read = {int(d) for r in map_results(reader.indexing_maps[e.operand])
+                    for d in re.findall(r"d(\d+)", r)}
             skipped = [d for d, n in enumerate(reader.loop_ranges) if n > 1 and d not in read]
             if skipped:
                 return f"op {p} is broadcast by op {c} and is a result of the group"

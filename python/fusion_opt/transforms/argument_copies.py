@@ -5,12 +5,12 @@ contraction or reduction accumulating into its init, an insert into a tensor), a
 destination is a function argument it writes into the caller's input buffer: a returned argument
 comes back holding the op's result (fuzz seed 20449: `matmul(a, b, outs %c)` returning `%c` and the
 product; 9.4 off in every mode, `--fusion=iree` included). Only arguments the function also returns, as
-they are or reshaped: otherwise the write is seen only by a caller passing the same device buffer again (IREE's own
-compile does the same; our callables copy numpy inputs in), and hand-written `.mlir` accumulating into an
-argument (`outs(%c)`, MLIR's test idiom) keeps its form. A `linalg.copy` of the argument (a copy
-survives canonicalization, an identity `linalg.generic` does not) gives the op a destination of its own:
-one extra copy dispatch, only where a returned argument is written in place, which the ONNX importer never
-writes (hand-written or other importers' `.mlir`).
+they are or reshaped: otherwise the write is seen only by a caller passing the same device buffer again
+(IREE's own compile does the same; our callables copy numpy inputs in), and hand-written `.mlir`
+accumulating into an argument (`outs(%c)`, MLIR's test idiom) keeps its form. A `linalg.copy` of the
+argument (a copy survives canonicalization, an identity `linalg.generic` does not) gives the op a
+destination of its own: one extra copy dispatch, only where a returned argument is written in place, which
+the ONNX importer never writes (hand-written or other importers' `.mlir`).
 
 Not needed where the payload never reads the init (IREE replaces that destination with an empty
 tensor; checked: returned argument exact).
