@@ -43,29 +43,36 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[tuple[int, 
     return out
 
 
-def apply(ops: Sequence[ir.Operation], root_i: int, bcast_i: int) -> None:
-    """Zero-fill `ops[root_i]`'s init and add the broadcast's input after it, in place."""
+def zero_init_then_add(root: ir.Operation, n: int, addend: ir.Value, addend_map: ir.Attribute | None = None) -> None:
+    """Make `root` accumulate into a zero fill instead of its init operand `n`, and add `addend` (read
+    through `addend_map`, identity when None) to its result in an elementwise epilogue, in place."""
     from iree.compiler.dialects import arith, linalg, tensor
 
-    root, bc = ops[root_i], ops[bcast_i]
     out_t = ir.RankedTensorType(root.results[0].type)
     elt, rank = out_t.element_type, out_t.rank
-    bias_map = ir.ArrayAttr(bc.attributes["indexing_maps"])[0]
     with root.context, root.location:
+        ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
         with ir.InsertionPoint(root):
             zero = arith.ConstantOp(elt, ir.FloatAttr.get(elt, 0.0)).result
             fill = linalg.fill(zero, outs=[tensor.EmptyOp(list(out_t.shape), elt).result])
-        root.operands[len(root.operands) - 1] = fill
+        root.operands[n] = fill
         with ir.InsertionPoint.after(root):
             empty = tensor.EmptyOp(list(out_t.shape), elt).result
-            ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
             par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-            add = linalg.GenericOp([out_t], [root.results[0], bc.operands[0]], [empty],
-                                   ir.ArrayAttr.get([ident, bias_map, ident]), ir.ArrayAttr.get([par] * rank))
+            add = linalg.GenericOp([out_t], [root.results[0], addend], [empty],
+                                   ir.ArrayAttr.get([ident, addend_map or ident, ident]),
+                                   ir.ArrayAttr.get([par] * rank))
             blk = add.regions[0].blocks.append(elt, elt, elt)
             with ir.InsertionPoint(blk):
                 linalg.YieldOp([arith.AddFOp(blk.arguments[0], blk.arguments[1]).result])
     root.results[0].replace_all_uses_except(add.result, add.operation)
+
+
+def apply(ops: Sequence[ir.Operation], root_i: int, bcast_i: int) -> None:
+    """Zero-fill `ops[root_i]`'s init and add the broadcast's input after it, in place."""
+    root, bc = ops[root_i], ops[bcast_i]
+    zero_init_then_add(root, len(root.operands) - 1, bc.operands[0],
+                       ir.ArrayAttr(bc.attributes["indexing_maps"])[0])
     bc.erase()
 
 

@@ -23,7 +23,8 @@ group and reads the argument, no copy dispatch. Rounding: `c + sum` becomes `sum
 """
 from __future__ import annotations
 
-from ..ir import arith, block_ops, ir, linalg, tensor
+from ..ir import block_ops, ir, linalg, tensor
+from ..rewrites.bias_epilogue import zero_init_then_add
 
 # Ops whose destination is the given operand (the rest of DPS ops: their trailing inits).
 DEST_OPERAND = {"tensor.insert_slice": 1, "tensor.insert": 1}
@@ -54,27 +55,6 @@ def accumulates_products(op: ir.Operation) -> bool:
     return body == ["arith.mulf", "arith.addf", "linalg.yield"] and isinstance(t.element_type, ir.FloatType)
 
 
-def add_after(op: ir.Operation, n: int) -> None:
-    """Accumulate `op` into zeros and add its init operand `n` to the result in an elementwise epilogue."""
-    arg = op.operands[n]
-    t = ir.RankedTensorType(arg.type)
-    elt = t.element_type
-    with op.context, op.location:
-        with ir.InsertionPoint(op):
-            zero = arith.ConstantOp(elt, ir.FloatAttr.get(elt, 0.0)).result
-            fill = linalg.fill(zero, outs=[tensor.EmptyOp(list(t.shape), elt).result])
-        op.operands[n] = fill
-        with ir.InsertionPoint.after(op):
-            ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(t.rank))
-            par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-            add = linalg.GenericOp([t], [op.results[0], arg], [tensor.EmptyOp(list(t.shape), elt).result],
-                                   ir.ArrayAttr.get([ident] * 3), ir.ArrayAttr.get([par] * t.rank))
-            blk = add.regions[0].blocks.append(elt, elt, elt)
-            with ir.InsertionPoint(blk):
-                linalg.YieldOp([arith.AddFOp(blk.arguments[0], blk.arguments[1]).result])
-    op.results[0].replace_all_uses_except(add.result, add.operation)
-
-
 VIEWS = ("tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape", "tensor.cast", "tensor.bitcast")
 
 
@@ -95,7 +75,7 @@ def copy_written_arguments(func_op: ir.Operation) -> int:
              if any(v == a for a in returned) and writes_in_place(op, n)]
     for op, n in sites:
         if accumulates_products(op):
-            add_after(op, n)
+            zero_init_then_add(op, n, op.operands[n])
             continue
         arg = op.operands[n]
         t = ir.RankedTensorType(arg.type)
