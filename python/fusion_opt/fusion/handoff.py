@@ -364,15 +364,14 @@ def _select(plan: FusionPlan, graph: DataflowGraph, rules: list, kept: set[int])
     holding an op of `kept` stay."""
     keep, handed = [], []
     for g in plan.groups:
-        why = None if kept & set(g.ops) or _argument_copy(graph, g) else \
-            next((r for check in rules if (r := check(graph, g))), None)
+        why = None if _stays_ours(graph, g, kept) else next((r for check in rules if (r := check(graph, g))), None)
         (handed.append((g, why)) if why else keep.append(g))
     handed_ops = {i for g, _ in handed for i in g.ops}
     changed = bool(handed)
     while changed:
         changed = False
         for g in list(keep):
-            if not kept & set(g.ops) and not _argument_copy(graph, g) and _feeds_iree(graph, g, handed_ops):
+            if not _stays_ours(graph, g, kept) and _feeds_iree(graph, g, handed_ops):
                 keep.remove(g)
                 handed.append((g, FEEDS_REASON))
                 handed_ops |= set(g.ops)
@@ -384,6 +383,15 @@ def _argument_copy(graph: DataflowGraph, g: Group) -> bool:
     """Copies of function arguments only (transforms/argument_copies.py): handed to IREE, the copy is
     elided and the in-place update it protects writes the caller's buffer again (seed 20449's insert twin)."""
     return all(graph.ops[i].name == "linalg.copy" and (graph.ops[i].operands[0] or 0) < 0 for i in g.ops)
+
+
+# Groups no hand-off rule may give back to IREE, whatever it would gain: each a (graph, group) predicate.
+NEVER_HANDED: tuple[Callable[[DataflowGraph, Group], bool], ...] = (_argument_copy,)
+
+
+def _stays_ours(graph: DataflowGraph, g: Group, kept: set[int]) -> bool:
+    """Pinned or held ops (`kept`), or a group of `NEVER_HANDED`."""
+    return bool(kept & set(g.ops)) or any(never(graph, g) for never in NEVER_HANDED)
 
 
 HELD_REASON = ("handed back with a reader or producer also left to IREE, which IREE 3.13 would fuse into one "
