@@ -1404,7 +1404,8 @@ def _vision(name: str) -> Callable[[], nn.Module]:
     def make() -> nn.Module:
         import torchvision.models as M
 
-        net = getattr(M, name)()
+        # Inception-V3's auxiliary head pools to 1x1: BatchNorm statistics of one image fail (and eval drops it)
+        net = getattr(M, name)(**({"aux_logits": False, "init_weights": True} if name == "inception_v3" else {}))
         with torch.no_grad():  # ViT's head starts at zero: every output would be its zero bias
             for p in net.parameters():
                 if p.dim() > 1 and not p.any():
@@ -1426,9 +1427,10 @@ BATCH12: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tenso
 # The thirteenth (2026-12-05): torchvision families not in TORCHVISION (grouped ResNeXt, ShuffleNet-V2 1.0,
 # Inception-V3, DeepLabV3 on MobileNet-V3, EfficientNet-V2 with fused MBConv, ViT-B/32, MaxViT).
 BATCH13: dict[str, tuple[Callable[[], nn.Module], Callable[[], tuple[torch.Tensor, ...]]]] = {
-    name: (_vision(name), lambda: (torch.randn(1, 3, 224, 224),))
-    for name in ("resnext50_32x4d", "shufflenet_v2_x1_0", "inception_v3", "efficientnet_v2_s", "vit_b_32", "maxvit_t")
-}
+    name: (_vision(name), lambda size=size: (torch.randn(1, 3, size, size),))
+    for name, size in (("resnext50_32x4d", 224), ("shufflenet_v2_x1_0", 224), ("inception_v3", 299),
+                       ("efficientnet_v2_s", 224), ("vit_b_32", 224), ("maxvit_t", 224))
+}  # Inception-V3's stem leaves 3x3 of a 224 image before a 5x5 conv: it takes 299
 
 
 class CausalDecoder(nn.Module):
