@@ -44,6 +44,17 @@ def test_broadcast_bias_joins_the_matmul_and_exact() -> None:
     np.testing.assert_allclose(m(a, b, bias), _softmax(np.exp(a @ b + bias)), rtol=1e-4, atol=1e-6)
 
 
+def test_elementwise_kinds_join_the_matmul_and_exact() -> None:
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((64, 128)).astype(np.float32) * 0.1
+    b = rng.standard_normal((128, 256)).astype(np.float32) * 0.1
+    bias = rng.standard_normal(256).astype(np.float32)
+    m = fo.compile_mlir(_case("elementwise_kinds"))
+    assert m.dispatch_count == 1  # before linalg.elementwise was generalized: 2 (the bias broadcast apart)
+    s = a @ b + bias
+    np.testing.assert_allclose(m(a, b, bias), s / np.exp(-s), rtol=1e-4, atol=1e-5)
+
+
 CONV_RELU_POOL = """
 func.func @main(%x: tensor<1x16x32x32xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<1x32x15x15xf32> {
   %cst = arith.constant 0.0 : f32

@@ -19,7 +19,8 @@ The steps, in order:
    inverse pairs cancelled; the transposes it leaves generalized again, as the ONNX path has them (a
    reduce + two inverse transposes 4 -> 2 dispatches, transpose + exp + inverse transpose 2 -> 1: IREE's
    own formation 2 and 1). Until 2026-12-05 it ran only where a transpose fed a contraction;
-3. `linalg.map` and `linalg.broadcast` generalized (maps the layout propagation and epilogue rules read);
+3. `linalg.map`, `linalg.broadcast` and `linalg.elementwise` generalized (maps the layout propagation and
+   epilogue rules read; a `linalg.elementwise` add of a broadcast bias kept it out of its matmul's group);
 4. a copy-only generic (a broadcast or transpose) whose every reader is a generic folded into those
    readers' maps, as IREE's elementwise fusion does before it forms dispatches (the `side-input` rule
    would otherwise keep a broadcast bias out of its matmul's epilogue). The ONNX importer runs this
@@ -41,7 +42,7 @@ from ..ir import (FUSE_ATTR, NO_FUSE_ATTR, PassManager, affine_constant, block_o
 PIPELINE = "builtin.module(func.func(iree-global-opt-propagate-linalg-transpose))"
 UNIT_DIMS = ("builtin.module(func.func(iree-dispatch-creation-fold-unit-extent-dims-for-func,"
              "iree-dispatch-creation-bubble-up-expand-shapes,iree-dispatch-creation-sink-reshapes,canonicalize,cse))")
-GENERALIZED = ("linalg.map", "linalg.broadcast")
+GENERALIZED = ("linalg.map", "linalg.broadcast", "linalg.elementwise")
 PINS = (FUSE_ATTR, NO_FUSE_ATTR)
 _GENERALIZE = """module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {

@@ -270,3 +270,29 @@ func.func @transpose_exp_transpose(%x: tensor<8x64x48xf32>) -> tensor<8x64x48xf3
   %tb = linalg.transpose ins(%ex : tensor<48x64x8xf32>) outs(%e : tensor<8x64x48xf32>) permutation = [2, 1, 0]
   return %tb : tensor<8x64x48xf32>
 }
+
+// -----
+
+// linalg.elementwise (MLIR's named elementwise op; 3.13 syntax `linalg.elementwise <kind>`) is generalized too,
+// so the broadcast bias folds into the add and the whole epilogue joins its matmul (before: 2 groups,
+// rule `side-input` kept the broadcast's reader out).
+// CHECK-LABEL: function @elementwise_kinds:
+// CHECK-SAME: 1 groups
+// CHECK: {{^0 +contraction\+epilogue .* 0:fill 1:matmul 2-5:generic$}}
+// IR-LABEL: func.func @elementwise_kinds(
+// IR-NOT: linalg.broadcast
+// IR-NOT: linalg.elementwise
+// IR: linalg.generic {indexing_maps = [#{{.+}}, #{{.+}}, #{{.+}}]
+// IR-SAME: ins(%{{.+}}, %arg2 : tensor<64x256xf32>, tensor<256xf32>)
+func.func @elementwise_kinds(%a: tensor<64x128xf32>, %b: tensor<128x256xf32>, %bias: tensor<256xf32>) -> tensor<64x256xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x256xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x256xf32>) outs(%f : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %bb = linalg.broadcast ins(%bias : tensor<256xf32>) outs(%e : tensor<64x256xf32>) dimensions = [0]
+  %s = linalg.elementwise <add> ins(%mm, %bb : tensor<64x256xf32>, tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %n = linalg.elementwise <negf> ins(%s : tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %x = linalg.elementwise <exp> ins(%n : tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %d = linalg.elementwise <div> ins(%s, %x : tensor<64x256xf32>, tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %d : tensor<64x256xf32>
+}
