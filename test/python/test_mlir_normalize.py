@@ -55,6 +55,20 @@ def test_elementwise_kinds_join_the_matmul_and_exact() -> None:
     np.testing.assert_allclose(m(a, b, bias), s / np.exp(-s), rtol=1e-4, atol=1e-5)
 
 
+def test_inlined_calls_plan_as_one_and_exact() -> None:
+    x = np.random.default_rng(3).standard_normal((16, 16)).astype(np.float32)
+    m = fo.compile_mlir(_case("calls_helper_twice"))
+    assert m.dispatch_count == 1  # planned per function: 2 (one region per call of the helper); IREE 1
+    np.testing.assert_allclose(m(x), np.exp(np.exp(x) * 0.5) * 0.5, rtol=1e-5)
+
+
+def test_tensor_arith_joins_the_reduction_and_exact() -> None:
+    x = np.random.default_rng(4).standard_normal((16, 64)).astype(np.float32)
+    m = fo.compile_mlir(_case("tensor_arith_select"))
+    assert m.dispatch_count == 1  # arith ops on tensors left outside every group: 2; IREE 1
+    np.testing.assert_allclose(m(x), np.where(x == x.max(1, keepdims=True), np.exp(x), 0), rtol=1e-6)
+
+
 CONV_RELU_POOL = """
 func.func @main(%x: tensor<1x16x32x32xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<1x32x15x15xf32> {
   %cst = arith.constant 0.0 : f32

@@ -11,6 +11,10 @@ against 3; matmul + broadcast bias + exp + softmax 3 against 2). Normalized, the
 faster than IREE's 3) and 2.
 
 The steps, in order:
+0. calls inlined (MLIR's inliner, which also drops the private callees left unused) and `arith` / `math`
+   ops on whole tensors made generics (`convert-elementwise-to-linalg`), as IREE does before it forms
+   dispatches: a helper called twice planned one group per call (2 dispatches, IREE 1), a tensor-level
+   `cmpf` + `select` after a reduction stayed outside every group (2 dispatches, IREE 1);
 1. unit dims folded where a reduction keeps one (IREE's fold-unit-extent-dims, as the ONNX path runs
    it; named transposes generalized first, since the pass leaves them alone): a keepdim LayerNorm
    3 -> 1 dispatch, a torch-mlir style [1, H, S, D] attention 5 -> 4;
@@ -40,6 +44,8 @@ from ..ir import (FUSE_ATTR, NO_FUSE_ATTR, PassManager, affine_constant, block_o
                   ir, use_owner)
 
 PIPELINE = "builtin.module(func.func(iree-global-opt-propagate-linalg-transpose))"
+INLINE = "builtin.module(inline)"
+TENSOR_ARITH = "builtin.module(func.func(convert-elementwise-to-linalg))"
 UNIT_DIMS = ("builtin.module(func.func(iree-dispatch-creation-fold-unit-extent-dims-for-func,"
              "iree-dispatch-creation-bubble-up-expand-shapes,iree-dispatch-creation-sink-reshapes,canonicalize,cse))")
 GENERALIZED = ("linalg.map", "linalg.broadcast", "linalg.elementwise")
@@ -55,7 +61,8 @@ _GENERALIZE = """module attributes {transform.with_named_sequence} {
 
 def normalize(module: ir.Module, source_name: str) -> int:
     """Run the steps above on every function of `module`; returns how many copy-only generics were folded."""
-    _fold_unit_dims(module, source_name)  # first: a batch of one folded, a transpose may then feed its matmul
+    _inline_and_linalgize(module, source_name)
+    _fold_unit_dims(module, source_name)  # a batch of one folded first: a transpose may then feed its matmul
     _propagate_transposes(module, source_name)
     _generalize(module, source_name)
     fold_pad_chains(module)
@@ -146,6 +153,23 @@ def _propagate_transposes(module: ir.Module, source_name: str) -> None:
     drop_constant_reads(module)  # the pass reads a constant in a map as a dim (importers/constant_reads.py)
     if _run_keeping_pins(module, PIPELINE, source_name):
         _generalize(module, source_name, ("linalg.transpose",))
+
+
+def _tensor_arith(o: ir.Operation) -> bool:
+    """An `arith` / `math` op on whole tensors (`arith.addf %a, %b : tensor<...>`), outside any body."""
+    return o.name.split(".")[0] in ("arith", "math") and len(o.results) == 1 \
+        and isinstance(o.results[0].type, ir.RankedTensorType) and o.name != "arith.constant"
+
+
+def _inline_and_linalgize(module: ir.Module, source_name: str) -> None:
+    """Calls inlined (IREE inlines them before it forms dispatches; planned apart, a helper called twice
+    was a dispatch per call where IREE fuses both into one), and arith / math ops on tensors as generics
+    (left outside every group, a `cmpf` + `select` after a reduction was a dispatch of its own: IREE fuses
+    them into the reduction's)."""
+    if _any_op(module, lambda o: o.name == "func.call"):
+        _run_keeping_pins(module, INLINE, source_name)
+    if _any_op(module, _tensor_arith):
+        _run_keeping_pins(module, TENSOR_ARITH, source_name)
 
 
 def _fold_unit_dims(module: ir.Module, source_name: str) -> None:

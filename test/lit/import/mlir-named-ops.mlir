@@ -296,3 +296,51 @@ func.func @elementwise_kinds(%a: tensor<64x128xf32>, %b: tensor<128x256xf32>, %b
   %d = linalg.elementwise <div> ins(%s, %x : tensor<64x256xf32>, tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
   return %d : tensor<64x256xf32>
 }
+
+// -----
+
+// Calls are inlined before planning, as IREE inlines them before forming dispatches: planned apart, the
+// helper was one group per call (2 dispatches; IREE's own formation 1).
+// CHECK-LABEL: function @calls_helper_twice:
+// CHECK-SAME: 1 groups
+// CHECK: {{^0 +elementwise +6 }}
+// CHECK-NOT: function @helper
+// IR-LABEL: func.func @calls_helper_twice(
+// IR-NOT: func.call
+func.func @calls_helper_twice(%a: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %r = func.call @helper(%a) : (tensor<16x16xf32>) -> tensor<16x16xf32>
+  %s = func.call @helper(%r) : (tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %s : tensor<16x16xf32>
+}
+func.func private @helper(%x: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %e = tensor.empty() : tensor<16x16xf32>
+  %y = linalg.elementwise <exp> ins(%x : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %cst = arith.constant 0.5 : f32
+  %h = linalg.fill ins(%cst : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %z = linalg.elementwise <mul> ins(%y, %h : tensor<16x16xf32>, tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %z : tensor<16x16xf32>
+}
+
+// -----
+
+// arith / math ops on whole tensors become generics (MLIR's convert-elementwise-to-linalg, as IREE runs
+// it): left outside every group, the compare and select after the row max were a dispatch of their own.
+// CHECK-LABEL: function @tensor_arith_select:
+// CHECK-SAME: 1 groups, 0 ops outside groups
+// CHECK: {{^0 +reduction\+epilogue +5 .* 0:fill 1:reduce 2-4:generic$}}
+// IR-LABEL: func.func @tensor_arith_select(
+// IR-NOT: arith.cmpf {{.*}} : tensor
+// IR-NOT: math.exp {{.*}} : tensor
+func.func @tensor_arith_select(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e1 = tensor.empty() : tensor<16xf32>
+  %z = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<16xf32>) -> tensor<16xf32>
+  %m = linalg.reduce { arith.maximumf } ins(%x : tensor<16x64xf32>) outs(%z : tensor<16xf32>) dimensions = [1]
+  %e = tensor.empty() : tensor<16x64xf32>
+  %mb = linalg.broadcast ins(%m : tensor<16xf32>) outs(%e : tensor<16x64xf32>) dimensions = [1]
+  %c = arith.cmpf oeq, %x, %mb : tensor<16x64xf32>
+  %ex = math.exp %x : tensor<16x64xf32>
+  %zero = arith.constant dense<0.0> : tensor<16x64xf32>
+  %s = arith.select %c, %ex, %zero : tensor<16x64xi1>, tensor<16x64xf32>
+  return %s : tensor<16x64xf32>
+}
