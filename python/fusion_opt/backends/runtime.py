@@ -25,6 +25,7 @@ _DTYPES = {
     "i32": np.int32, "i64": np.int64, "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
 }
 _ARG = re.compile(r"%input\d+: (tensor<([^>]*)>|[a-z]+\d+)")
+_RESULT = re.compile(r"%output\d+: (tensor<([^>]*)>|[a-z]+\d+)")
 
 
 def _parse_tensor(spec: str) -> tuple[tuple[int, ...] | None, Any]:
@@ -84,8 +85,14 @@ class Runner:
         self._fn = self.context.modules[vm.name][self.entry]
         decl = self._fn.vm_function.reflection.get("iree.abi.declaration", "")
         head = decl.split("->")[0]
+        args = list(_ARG.finditer(head))
         self.inputs = [(_parse_tensor(m.group(2)) if m.group(2) is not None else ((), _DTYPES.get(m.group(1))))
-                       for m in _ARG.finditer(head)]
+                       for m in args]
+        # Scalar (non-tensor) arguments: IREE takes them as Python numbers, not as 0-d buffer views.
+        self.scalars = frozenset(i for i, m in enumerate(args) if m.group(2) is None)
+        tail = decl.split("->", 1)[1] if "->" in decl else ""
+        self.scalar_results = {i: _DTYPES.get(m.group(1)) for i, m in enumerate(_RESULT.finditer(tail))
+                               if m.group(2) is None}  # IREE returns them as Python numbers
         self.declaration = decl
 
     def check(self, args: Sequence[Any]) -> list[np.ndarray]:
@@ -94,6 +101,11 @@ class Runner:
             raise RuntimeFailure(f"@{self.entry} takes {len(self.inputs)} inputs, got {len(args)}")
         out = []
         for i, (a, (shape, dtype)) in enumerate(zip(args, self.inputs)):
+            if i in self.scalars and isinstance(a, (int, float)) and dtype is not None:
+                if np.issubdtype(dtype, np.integer) and not float(a).is_integer():
+                    raise RuntimeFailure(f"input {i} of @{self.entry}: expected an integer ({np.dtype(dtype).name}), "
+                                         f"got {a!r}")
+                a = np.asarray(a, dtype)  # a Python number for an f32 / i32 argument: taken at its type
             arr = np.ascontiguousarray(a) if np.ndim(a) else np.asarray(a)  # ascontiguousarray makes 0-d 1-d
             if dtype is not None and arr.dtype != dtype and _signless_twin(arr.dtype, dtype):
                 arr = arr.view(dtype)  # IREE's integers are signless: uint8 data is passed as its i8 bits
@@ -132,14 +144,15 @@ class Runner:
         arrays = self.check(args)
         with self._lock:  # the staging arrays are shared by calls
             try:
-                res = self._fn(*(self._view(i, a) for i, a in enumerate(arrays)))
+                res = self._fn(*(a.item() if i in self.scalars else self._view(i, a) for i, a in enumerate(arrays)))
             except Exception as e:
                 raise RuntimeFailure(f"@{self.entry} failed: {' '.join(str(e).split())}") from None
             outs = res if isinstance(res, tuple) else (res,)
             # A result may be an input's own buffer (a function returning its argument): copied, so that it
             # neither aliases the caller's array nor a staging array the next call overwrites.
             read = [*arrays, *(st for st, _ in self._staging.values())]
-            host = tuple(None if r is None else _owned(r.to_host(), read) for r in outs)
+            host = tuple(None if r is None else np.asarray(r, self.scalar_results[k]) if k in self.scalar_results
+                         else _owned(r.to_host(), read) for k, r in enumerate(outs))
         return host if isinstance(res, tuple) else host[0]
 
 
