@@ -33,7 +33,7 @@ from .rewrites.slice_concat import NAME as SLICE_CONCAT
 from .rewrites.slice_concat import gather_slice_concats
 from .rewrites.sort_topk import NAME as SORT_TOPK
 from .rewrites.sort_topk import sorts_to_topk
-from .rewrites.int_narrow import narrow_int_matmuls
+from .rewrites.int_narrow import keeps_i8, narrow_int_matmuls
 from .rewrites.unit_batch import flatten_unit_batches
 from .rewrites.choice import Rewrite
 from .rewrites.choice import run as run_rewrite
@@ -140,7 +140,8 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
                     rewrites.append(f"layout: {applied[name]} convolutions rewritten channels-last (NHWC), "
                                     "transposes propagated until they cancel (rewrites/layout.py)")
                 elif name in PLAIN_REWRITES:
-                    applied[name] = PLAIN_REWRITES[name](graph, ops, skip)
+                    kw = {"keep_i8": keeps_i8(desc)} if name == INT_NARROW else {}  # the one target-aware
+                    applied[name] = PLAIN_REWRITES[name](graph, ops, skip, **kw)
                     changed = applied[name] > 0 and name not in ATTRIBUTE_ONLY
                 else:
                     rw = auto_rewrite(desc) if name == AUTO_NAME else COST_REWRITES[name](desc)

@@ -124,3 +124,27 @@ def test_dequantized_weights_are_evaluated_at_compile_time():
     graphs = [describe_function(f, "dq.mlir")[0] for f in functions(module)]
     assert const_expr_flags(graphs) == (f"{CONST_EXPR_THRESHOLD}={4 << 20}",)
     assert const_expr_flags(graphs, (f"{CONST_EXPR_THRESHOLD}=1",)) == ()
+
+
+def test_i8_kept_on_vnni_hosts_and_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a CPU with VNNI a named i8 matmul into i32 is left as written and an i64 accumulator narrows
+    with its i8 operands kept; without (the reference host) both widen to i16. Exact either way."""
+    from fusion_opt.cost import get_target_desc
+    from fusion_opt.rewrites.int_narrow import keeps_i8
+
+    [as_written, wide] = _graphs("int-matmul-narrow-vnni.mlir")
+    assert not keeps_i8(get_target_desc("host")) and not keeps_i8(get_target_desc("sm_80"))
+    assert (find(as_written, keep_i8=True), len(find(wide, keep_i8=True))) == ([], 1)
+    assert (len(find(as_written)), len(find(wide))) == (1, 1)
+    rng = np.random.default_rng(5)
+    a = rng.integers(-128, 128, (16, 64)).astype(np.int8)
+    b = rng.integers(-128, 128, (64, 32)).astype(np.int8)
+    want = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32)
+    text = (LIT / "int-matmul-narrow-vnni.mlir").read_text().replace("@i8_wide_accumulator", "@main")
+    for desc in (None, LIT.parent / "inputs" / "host-vnni.json"):
+        if desc is not None:
+            monkeypatch.setenv("FUSION_OPT_HOST_DESC", str(desc))
+            assert keeps_i8(get_target_desc("host"))
+        m = fo.compile_mlir(text)
+        np.testing.assert_array_equal(m(a, b), want)
+        assert dict(m.plans[1].patterns).get("int-matmul-narrow") == 1  # the operand types: the lit twin
