@@ -215,3 +215,25 @@ def test_scalar_arguments_and_results() -> None:
         assert sq.shape == () and sq.dtype == np.int32 and int(sq) == 9
     with pytest.raises(fo.FusionOptError, match="expected an integer"):
         m(x, 2.0, 3.5)
+
+
+BRANCH = """
+func.func @branch(%x: tensor<8xf32>, %c: i1) -> tensor<8xf32> {
+  %r = scf.if %c -> tensor<8xf32> {
+    %e = tensor.empty() : tensor<8xf32>
+    %y = linalg.elementwise <exp> ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+    scf.yield %y : tensor<8xf32>
+  } else {
+    scf.yield %x : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+"""
+
+
+def test_an_i1_argument_takes_a_bool() -> None:
+    """IREE refuses a Python bool for an i1 ("could not convert python value to VM"): passed as 0 / 1."""
+    m = fo.compile_mlir(BRANCH)
+    x = np.linspace(0, 1, 8, dtype=np.float32)
+    np.testing.assert_allclose(m(x, True), np.exp(x), rtol=1e-6)
+    np.testing.assert_array_equal(m(x, np.bool_(False)), x)

@@ -144,7 +144,7 @@ class Runner:
         arrays = self.check(args)
         with self._lock:  # the staging arrays are shared by calls
             try:
-                res = self._fn(*(a.item() if i in self.scalars else self._view(i, a) for i, a in enumerate(arrays)))
+                res = self._fn(*(_number(a) if i in self.scalars else self._view(i, a) for i, a in enumerate(arrays)))
             except Exception as e:
                 raise RuntimeFailure(f"@{self.entry} failed: {' '.join(str(e).split())}") from None
             outs = res if isinstance(res, tuple) else (res,)
@@ -178,6 +178,12 @@ def aligned_empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     raw = np.empty(n + ALIGN, np.uint8)
     off = -raw.ctypes.data % ALIGN
     return raw[off:off + n].view(dt).reshape(shape)
+
+
+def _number(arr: np.ndarray) -> int | float:
+    """A scalar argument as IREE takes it: a Python int or float (an i1 as 0 / 1: it refuses a bool)."""
+    v = arr.item()
+    return int(v) if isinstance(v, bool) else v
 
 
 def _owned(out: np.ndarray, inputs: Sequence[np.ndarray]) -> np.ndarray:

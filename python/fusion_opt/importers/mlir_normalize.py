@@ -24,7 +24,11 @@ The steps, in order:
    reduce + two inverse transposes 4 -> 2 dispatches, transpose + exp + inverse transpose 2 -> 1: IREE's
    own formation 2 and 1). Until 2026-12-05 it ran only where a transpose fed a contraction;
 3. `linalg.map`, `linalg.broadcast` and `linalg.elementwise` generalized (maps the layout propagation and
-   epilogue rules read; a `linalg.elementwise` add of a broadcast bias kept it out of its matmul's group);
+   epilogue rules read; a `linalg.elementwise` add of a broadcast bias kept it out of its matmul's group),
+   then reshapes that generics read moved past them (IREE's bubble-up-expand-shapes and sink-reshapes, as
+   its dispatch formation runs them; reshapes stay outside our regions, so a matmul over a collapsed
+   `[B*S, K]` input expanded back before its epilogue planned 2 dispatches, IREE 1; now 1. A torch-mlir
+   style `[1, H, S, D]` attention 4 -> 3, IREE 4);
 4. a copy-only generic (a broadcast or transpose) whose every reader is a generic folded into those
    readers' maps, as IREE's elementwise fusion does before it forms dispatches (the `side-input` rule
    would otherwise keep a broadcast bias out of its matmul's epilogue). The ONNX importer runs this
@@ -45,6 +49,8 @@ from ..ir import (FUSE_ATTR, NO_FUSE_ATTR, PassManager, affine_constant, block_o
 
 PIPELINE = "builtin.module(func.func(iree-global-opt-propagate-linalg-transpose))"
 INLINE = "builtin.module(inline)"
+RESHAPES = ("builtin.module(func.func(iree-dispatch-creation-bubble-up-expand-shapes,"
+            "iree-dispatch-creation-sink-reshapes,canonicalize,cse))")
 TENSOR_ARITH = "builtin.module(func.func(convert-elementwise-to-linalg))"
 UNIT_DIMS = ("builtin.module(func.func(iree-dispatch-creation-fold-unit-extent-dims-for-func,"
              "iree-dispatch-creation-bubble-up-expand-shapes,iree-dispatch-creation-sink-reshapes,canonicalize,cse))")
@@ -65,6 +71,7 @@ def normalize(module: ir.Module, source_name: str) -> int:
     _fold_unit_dims(module, source_name)  # a batch of one folded first: a transpose may then feed its matmul
     _propagate_transposes(module, source_name)
     _generalize(module, source_name)
+    _move_reshapes(module, source_name)
     fold_pad_chains(module)
     return fold_copy_generics(module)
 
@@ -179,6 +186,20 @@ def _fold_unit_dims(module: ir.Module, source_name: str) -> None:
     if _any_op(module, _keepdim_reduction):
         _generalize(module, source_name, ("linalg.transpose",))  # the pass leaves named transposes 4-D
         _run_keeping_pins(module, UNIT_DIMS, source_name)
+
+
+def _reshape_into_generic(o: ir.Operation) -> bool:
+    """An expand_shape / collapse_shape whose result a generic reads."""
+    return o.name in ("tensor.expand_shape", "tensor.collapse_shape") and \
+        any(use_owner(u).name == "linalg.generic" for u in o.results[0].uses)
+
+
+def _move_reshapes(module: ir.Module, source_name: str) -> None:
+    """Reshapes between a producer and the generics that read it moved past those generics (IREE's
+    bubble-up-expand-shapes and sink-reshapes, as its dispatch formation runs them): a matmul over a
+    collapsed `[B*S, K]` input expanded back before its elementwise epilogue planned the epilogue apart."""
+    if _any_op(module, _reshape_into_generic):
+        _run_keeping_pins(module, RESHAPES, source_name)
 
 
 def _generalize(module: ir.Module, source_name: str, ops: tuple[str, ...] = GENERALIZED) -> None:
