@@ -34,25 +34,20 @@ def test_attention_transpose_folded_and_exact() -> None:
     np.testing.assert_allclose(m(q, k, v), want, rtol=1e-4, atol=1e-5)
 
 
-def test_broadcast_bias_joins_the_matmul_and_exact() -> None:
+@pytest.mark.parametrize("case, dispatches, epilogue", [
+    # IREE: 2; before: 3 (the broadcast kept the epilogue off the matmul)
+    ("linear_bias_exp", 2, lambda s: _softmax(np.exp(s))),
+    # IREE: 1; before linalg.elementwise was generalized: 2 (the bias broadcast apart)
+    ("elementwise_kinds", 1, lambda s: s / np.exp(-s)),
+])
+def test_broadcast_bias_joins_the_matmul_and_exact(case: str, dispatches: int, epilogue) -> None:
     rng = np.random.default_rng(1)
     a = rng.standard_normal((64, 128)).astype(np.float32) * 0.1
     b = rng.standard_normal((128, 256)).astype(np.float32) * 0.1
     bias = rng.standard_normal(256).astype(np.float32)
-    m = fo.compile_mlir(_case("linear_bias_exp"))
-    assert m.dispatch_count == 2  # IREE: 2; before: 3 (the broadcast kept the epilogue off the matmul)
-    np.testing.assert_allclose(m(a, b, bias), _softmax(np.exp(a @ b + bias)), rtol=1e-4, atol=1e-6)
-
-
-def test_elementwise_kinds_join_the_matmul_and_exact() -> None:
-    rng = np.random.default_rng(2)
-    a = rng.standard_normal((64, 128)).astype(np.float32) * 0.1
-    b = rng.standard_normal((128, 256)).astype(np.float32) * 0.1
-    bias = rng.standard_normal(256).astype(np.float32)
-    m = fo.compile_mlir(_case("elementwise_kinds"))
-    assert m.dispatch_count == 1  # before linalg.elementwise was generalized: 2 (the bias broadcast apart)
-    s = a @ b + bias
-    np.testing.assert_allclose(m(a, b, bias), s / np.exp(-s), rtol=1e-4, atol=1e-5)
+    m = fo.compile_mlir(_case(case))
+    assert m.dispatch_count == dispatches
+    np.testing.assert_allclose(m(a, b, bias), epilogue(a @ b + bias), rtol=1e-4, atol=1e-5)
 
 
 def test_inlined_calls_plan_as_one_and_exact() -> None:
