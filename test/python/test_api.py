@@ -237,3 +237,26 @@ def test_an_i1_argument_takes_a_bool() -> None:
     x = np.linspace(0, 1, 8, dtype=np.float32)
     np.testing.assert_allclose(m(x, True), np.exp(x), rtol=1e-6)
     np.testing.assert_array_equal(m(x, np.bool_(False)), x)
+
+
+def test_bf16_inputs_are_ml_dtypes_arrays() -> None:
+    """A bf16 argument takes an ml_dtypes bfloat16 array; any other dtype is refused with one line (it was
+    IREE's multi-line buffer-view assertion)."""
+    import ml_dtypes
+
+    m = fo.compile_mlir("""
+func.func @scale(%x: tensor<4xf32>, %y: tensor<4xbf16>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]} ins(%x, %y : tensor<4xf32>, tensor<4xbf16>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: bf16, %o: f32):
+    %bb = arith.extf %b : bf16 to f32
+    %s = arith.mulf %a, %bb : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}""")
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(m(x, np.full(4, 2.0, ml_dtypes.bfloat16)), 2 * x)
+    with pytest.raises(fo.FusionOptError, match="expected dtype bfloat16, got float32"):
+        m(x, np.full(4, 2.0, np.float32))

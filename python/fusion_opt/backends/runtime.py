@@ -24,6 +24,12 @@ _DTYPES = {
     "f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_, "i8": np.int8, "i16": np.int16,
     "i32": np.int32, "i64": np.int64, "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
 }
+try:  # bf16 arrays are ml_dtypes' (installed with onnx), which IREE's runtime takes as they are
+    import ml_dtypes
+
+    _DTYPES["bf16"] = ml_dtypes.bfloat16
+except ImportError:  # then unchecked: IREE's own error names the mismatch
+    pass
 _ARG = re.compile(r"%input\d+: (tensor<([^>]*)>|[a-z]+\d+)")
 _RESULT = re.compile(r"%output\d+: (tensor<([^>]*)>|[a-z]+\d+)")
 
