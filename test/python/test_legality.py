@@ -274,3 +274,17 @@ def test_instance_norm_over_large_rows_compiles_without_fallback(mode: str) -> N
     want = x.astype(np.float64) - x.astype(np.float64).mean(axis=(1, 2), keepdims=True)
     np.testing.assert_allclose(centered, want, atol=1e-5)
     np.testing.assert_allclose(var, (want ** 2).sum(axis=(1, 2)), rtol=1e-4)
+
+
+def test_a_splat_read_by_the_epilogue_joins_the_matmul_and_exact():
+    """Rule side-input lets a fill (it reads nothing) join a contraction's group: one dispatch, exact."""
+    import numpy as np
+
+    import fusion_opt as fo
+
+    text = (Path(__file__).resolve().parents[1] / "lit" / "legality" / "side-input.mlir").read_text()
+    m = fo.compile_mlir(text.replace("@matmul_scale_by_fill", "@main"))
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((16, 32)).astype(np.float32), rng.standard_normal((32, 8)).astype(np.float32)
+    np.testing.assert_allclose(m(a, b), (a @ b) * 0.125, rtol=1e-5, atol=1e-6)
+    assert len(m.plans[2].groups) == 1  # before: 2 (the scale's fill counted as a side input)

@@ -578,7 +578,9 @@ def _r_side_input(g: IndexedGraph, m: frozenset[int]) -> str | None:
             if e.producer in m and e.producer not in cone:
                 cone.add(e.producer)
                 todo.append(e.producer)
-    side = sorted(i for i in m - cone if not _row_gather(g, i, m))
+    # A splat reads nothing, so that miscompile cannot reach it: hand-written `.mlir` passes scalars to
+    # `linalg.elementwise` as fills (`x * 0.5` is a mul by a filled tensor), which IREE clones into the dispatch.
+    side = sorted(i for i in m - cone if not _row_gather(g, i, m) and not is_fill_like(g.ops[i]))
     return f"op {side[0]} neither computes from nor feeds contraction op {heavy[0]}" if side else None
 
 

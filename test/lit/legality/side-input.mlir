@@ -61,3 +61,25 @@ func.func @matmul_add_row_gather(%h: tensor<1x32xf32>, %w: tensor<32x64xf32>, %x
   } -> tensor<1x64xf32>
   return %s : tensor<1x64xf32>
 }
+
+// A splat read by the epilogue (hand-written `.mlir` scales by a filled tensor: `linalg.elementwise` takes no
+// scalar) joins the matmul's group: it reads nothing, so it neither computes from the matmul nor feeds it
+// and yet cannot be the other matmul's value of the miscompile (before: the scale was a dispatch of its own).
+// CHECK-LABEL: function @matmul_scale_by_fill:
+// CHECK-SAME: 1 groups
+// CHECK: {{^0 +contraction\+epilogue .* 0:fill 1:matmul 2:fill 3:generic$}}
+func.func @matmul_scale_by_fill(%a: tensor<16x32xf32>, %b: tensor<32x8xf32>) -> tensor<16x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %h = arith.constant 0.125 : f32
+  %e = tensor.empty() : tensor<16x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x8xf32>) outs(%f : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %hs = linalg.fill ins(%h : f32) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %hs : tensor<16x8xf32>, tensor<16x8xf32>) outs(%e : tensor<16x8xf32>) {
+  ^bb0(%v: f32, %w: f32, %o: f32):
+    %t = arith.mulf %v, %w : f32
+    linalg.yield %t : f32
+  } -> tensor<16x8xf32>
+  return %s : tensor<16x8xf32>
+}
