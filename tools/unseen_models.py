@@ -1404,8 +1404,9 @@ def _vision(name: str) -> Callable[[], nn.Module]:
     def make() -> nn.Module:
         import torchvision.models as M
 
-        # Inception-V3's auxiliary head pools to 1x1: BatchNorm statistics of one image fail (and eval drops it)
-        net = getattr(M, name)(**({"aux_logits": False, "init_weights": True} if name == "inception_v3" else {}))
+        # Inception-V3's auxiliary head pools to 1x1: BatchNorm statistics of one image fail (eval drops it)
+        kw = {"aux_logits": False, "init_weights": True} if name == "inception_v3" else {}
+        net = getattr(M, name)(**kw)
         with torch.no_grad():  # ViT's head starts at zero: every output would be its zero bias
             for p in net.parameters():
                 if p.dim() > 1 and not p.any():

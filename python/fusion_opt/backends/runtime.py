@@ -109,8 +109,8 @@ class Runner:
         for i, (a, (shape, dtype)) in enumerate(zip(args, self.inputs)):
             if i in self.scalars and isinstance(a, (int, float)) and dtype is not None:
                 if np.issubdtype(dtype, np.integer) and not float(a).is_integer():
-                    raise RuntimeFailure(f"input {i} of @{self.entry}: expected an integer ({np.dtype(dtype).name}), "
-                                         f"got {a!r}")
+                    raise RuntimeFailure(f"input {i} of @{self.entry}: expected an integer "
+                                         f"({np.dtype(dtype).name}), got {a!r}")
                 a = np.asarray(a, dtype)  # a Python number for an f32 / i32 argument: taken at its type
             arr = np.ascontiguousarray(a) if np.ndim(a) else np.asarray(a)  # ascontiguousarray makes 0-d 1-d
             if dtype is not None and arr.dtype != dtype and _signless_twin(arr.dtype, dtype):
@@ -150,14 +150,16 @@ class Runner:
         arrays = self.check(args)
         with self._lock:  # the staging arrays are shared by calls
             try:
-                res = self._fn(*(_number(a) if i in self.scalars else self._view(i, a) for i, a in enumerate(arrays)))
+                res = self._fn(*(_number(a) if i in self.scalars else self._view(i, a)
+                                 for i, a in enumerate(arrays)))
             except Exception as e:
                 raise RuntimeFailure(f"@{self.entry} failed: {' '.join(str(e).split())}") from None
             outs = res if isinstance(res, tuple) else (res,)
             # A result may be an input's own buffer (a function returning its argument): copied, so that it
             # neither aliases the caller's array nor a staging array the next call overwrites.
             read = [*arrays, *(st for st, _ in self._staging.values())]
-            host = tuple(None if r is None else np.asarray(r, self.scalar_results[k]) if k in self.scalar_results
+            host = tuple(None if r is None
+                         else np.asarray(r, self.scalar_results[k]) if k in self.scalar_results
                          else _owned(r.to_host(), read) for k, r in enumerate(outs))
         return host if isinstance(res, tuple) else host[0]
 

@@ -364,7 +364,8 @@ def _select(plan: FusionPlan, graph: DataflowGraph, rules: list, kept: set[int])
     holding an op of `kept` stay."""
     keep, handed = [], []
     for g in plan.groups:
-        why = None if _stays_ours(graph, g, kept) else next((r for check in rules if (r := check(graph, g))), None)
+        why = None if _stays_ours(graph, g, kept) else \
+            next((r for check in rules if (r := check(graph, g))), None)
         (handed.append((g, why)) if why else keep.append(g))
     handed_ops = {i for g, _ in handed for i in g.ops}
     changed = bool(handed)

@@ -579,7 +579,7 @@ def _r_side_input(g: IndexedGraph, m: frozenset[int]) -> str | None:
                 cone.add(e.producer)
                 todo.append(e.producer)
     # A splat reads nothing, so that miscompile cannot reach it: hand-written `.mlir` passes scalars to
-    # `linalg.elementwise` as fills (`x * 0.5` is a mul by a filled tensor), which IREE clones into the dispatch.
+    # `linalg.elementwise` as fills (`x * 0.5`: a mul by a filled tensor), which IREE clones into dispatches.
     side = sorted(i for i in m - cone if not _row_gather(g, i, m) and not is_fill_like(g.ops[i]))
     return f"op {side[0]} neither computes from nor feeds contraction op {heavy[0]}" if side else None
 

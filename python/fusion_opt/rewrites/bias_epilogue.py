@@ -43,7 +43,8 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[tuple[int, 
     return out
 
 
-def zero_init_then_add(root: ir.Operation, n: int, addend: ir.Value, addend_map: ir.Attribute | None = None) -> None:
+def zero_init_then_add(root: ir.Operation, n: int, addend: ir.Value,
+                       addend_map: ir.Attribute | None = None) -> None:
     """Make `root` accumulate into a zero fill instead of its init operand `n`, and add `addend` (read
     through `addend_map`, identity when None) to its result in an elementwise epilogue, in place."""
     from iree.compiler.dialects import arith, linalg, tensor

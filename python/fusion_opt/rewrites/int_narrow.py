@@ -89,8 +89,9 @@ def find(graph: DataflowGraph, skip: set[int] = frozenset(), keep_i8: bool = Fal
         if op.name not in NAMED_MATMUL_DIMS or tuple(op.map_dims) != NAMED_MATMUL_DIMS[op.name] or op.index in skip:
             continue
         a, b, acc = op.element_types[0], op.element_types[1], op.element_types[-1]
-        if acc not in ("i32", "i64") or (acc == "i32" and ((a, b) == ("i16", "i16") or keep_i8 and _both_i8(graph, op.index))):
-            continue  # already data-tiled as written
+        as_written = (a, b) == ("i16", "i16") or keep_i8 and _both_i8(graph, op.index)  # data-tiled as it is
+        if acc not in ("i32", "i64") or (acc == "i32" and as_written):
+            continue
         if acc == "i64" and truncating_readers(graph, op.index) is None:
             continue
         if all(magnitude_bound(graph, op.operands[k], op.element_types[k]) <= 1 << (NARROW - 1) for k in (0, 1)):
