@@ -26,6 +26,15 @@ _USER_LOC = re.compile(r"^(.*?):(\d+)(?::(\d+))?$")
 _GLOB = re.compile(r"[*?\[]")
 MATCHER_HELP = ("a matcher is a location (file:line, file:line:col, an ONNX node name) "
                 "or an op-name glob ('linalg.matmul', '*conv*')")
+# Named ops `.mlir` normalization makes generics (importers/mlir_normalize.GENERALIZED): by name they match
+# nothing, so the error says how to name them.
+GENERALIZED_NAMES = ("linalg.map", "linalg.broadcast", "linalg.elementwise", "linalg.transpose")
+
+
+def _unmatched(flag: str, m: str) -> InputError:
+    hint = next((f" ({n} ops of .mlir input are normalized to linalg.generic before planning: name them by "
+                 "location, file:line)" for n in GENERALIZED_NAMES if fnmatchcase(n, m)), "")
+    return InputError(f"{flag} matcher '{m}' matches no op{hint}; {MATCHER_HELP}")
 
 
 def split_matchers(specs: Iterable[str | Sequence[str]]) -> list[tuple[str, ...]]:
@@ -128,10 +137,10 @@ class ControlSpec:
         for spec in self.pins:
             for m in spec:
                 if not self.hits.get(m):
-                    raise InputError(f"{self.fuse_flag} matcher '{m}' matches no op; {MATCHER_HELP}")
+                    raise _unmatched(self.fuse_flag, m)
         for m in self.barriers:
             if not self.hits.get(m):
-                raise InputError(f"{self.no_fuse_flag} matcher '{m}' matches no op; {MATCHER_HELP}")
+                raise _unmatched(self.no_fuse_flag, m)
 
 
 def _computing(graph: DataflowGraph, found: set[int]) -> set[int]:

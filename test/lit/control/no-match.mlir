@@ -36,3 +36,7 @@ func.func @cycle(%x: tensor<32x128xf32>) -> tensor<32x128xf32> {
   } -> tensor<32x128xf32>
   return %r : tensor<32x128xf32>
 }
+
+// A named op the .mlir normalization makes a generic: the error says to name it by location.
+// RUN: not fusion-opt %s --no-fuse=linalg.elementwise 2>&1 | filecheck %s --check-prefix=NAMED
+// NAMED: error: --no-fuse matcher 'linalg.elementwise' matches no op (linalg.elementwise ops of .mlir input are normalized to linalg.generic before planning: name them by location, file:line)
