@@ -32,6 +32,8 @@ RULE = {
     # returned value written only where a pool two ops down reads it)
     "const-read-scalar": "const-read", "broadcast-result": "broadcast-result", "splat-chain": "constant",
     "partial-read-chain": "partial-read", "root-position": "root-space",
+    # 2026-12-05 (session 42): wrong numbers of ours (seed 27307: a returned mean computed twice, 2x)
+    "reduction-result-broadcast": "reduction-result-broadcast",
 }
 
 

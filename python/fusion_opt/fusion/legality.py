@@ -446,6 +446,41 @@ def _r_scalar_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
     return f"op {hit[0]} is read as a scalar by op {hit[1]} and is a result of the group" if hit else None
 
 
+def _r_reduction_result_broadcast(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """A reduction whose result leaves the dispatch and is read inside it (a mean returned and subtracted),
+    computed from a member that reads an input from outside through a broadcast (its map skips a parallel
+    loop of extent > 1): IREE 3.13 computed the returned reduction twice into its output, 2x the value (fuzz
+    seed 27307: a returned mean, `x - mean` and a sum of squares, after a prologue `max(x, tanh(w[d1, d2,
+    d3]))`; right with that input read through all loops, with the mean not returned, or with the broadcast
+    read only downstream of the mean, as LayerNorm's gamma)."""
+    escaping = [r for r in sorted(m) if g.ops[r].kind is OpKind.REDUCTION and _leaves(g, m, r)
+                and any(c in m for c in g.consumers(r))]
+    if not escaping:
+        return None
+    upstream, todo = set(escaping), list(escaping)  # what the escaping reductions compute from, in the group
+    while todo:
+        for e in g.in_edges[todo.pop()]:  # type: ignore[attr-defined]
+            if e.producer in m and e.producer not in upstream:
+                upstream.add(e.producer)
+                todo.append(e.producer)
+    for c in sorted(upstream):
+        op = g.ops[c]
+        if op.kind in MATRIX:
+            continue  # a contraction's weight skips loops by nature: not this broadcast
+        for e in range(min(op.num_dps_inputs, len(op.indexing_maps))):
+            p = op.operands[e]
+            if p is not None and p >= 0 and p in m:
+                continue  # read from the group (rule `broadcast-result`), or a constant (None)
+            if p is None:
+                continue
+            read = {int(d) for r in map_results(op.indexing_maps[e]) for d in re.findall(r"d(\d+)", r)}
+            if any(n > 1 and t == "parallel" and d not in read
+                   for d, (n, t) in enumerate(zip(op.loop_ranges, op.iterator_types))):
+                return (f"reduction op {escaping[0]} is a result of the group and read inside it, and op {c} "
+                        "reads an input through a broadcast")
+    return None
+
+
 def _r_broadcast_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
     """An all-parallel member broadcast by another (its reader's map skips a loop of extent > 1) whose result
     also leaves the dispatch fails codegen: the member is recomputed in every tile along the skipped loop and
@@ -905,6 +940,8 @@ RULES: tuple[Rule, ...] = (
          _r_scalar_result),
     Rule("broadcast-result", "a member broadcast by another that is also a result of the dispatch fails IREE "
          "llvm-cpu codegen", _r_broadcast_result),
+    Rule("reduction-result-broadcast", "a reduction returned and read, after a broadcast read, is computed "
+         "twice by IREE", _r_reduction_result_broadcast),
     Rule("contraction-prologue", "only a fill (accumulator) or a pad (conv input) fuses into a contraction",
          _r_contraction_prologue),
     Rule("shared-const-read", "a result of the group reading a shared member at a constant index fails IREE "

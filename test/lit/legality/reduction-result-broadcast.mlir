@@ -1,0 +1,38 @@
+// Rule 'reduction-result-broadcast' (accepted): the row sum of a member reading a broadcast column vector,
+// subtracted but not returned: one region, computed right. Rejected twin: reduction-result-broadcast-illegal.mlir.
+// RUN: fusion-opt %s --fusion=greedy --emit=plan | filecheck %s
+// RUN: fusion-opt %s --fusion=cost --emit=plan | filecheck %s
+
+// CHECK-LABEL: function @kept_sum:
+// CHECK-NEXT: group
+// CHECK-NEXT: {{^0 .* 0:generic 1:fill 2-3:generic$}}
+// CHECK-NOT: refused
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @kept_sum(%x: tensor<16x24xf32>, %w: tensor<24xf32>) -> tensor<16x24xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x24xf32>
+  %p = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"], fusion_opt.fuse = "g"}
+      ins(%x, %w : tensor<16x24xf32>, tensor<24xf32>) outs(%e : tensor<16x24xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = math.tanh %b : f32
+    %r = arith.maximumf %a, %t : f32
+    linalg.yield %r : f32
+  } -> tensor<16x24xf32>
+  %e1 = tensor.empty() : tensor<16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e1 : tensor<16xf32>) -> tensor<16xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"], fusion_opt.fuse = "g"}
+      ins(%p : tensor<16x24xf32>) outs(%f : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.addf %a, %o : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %c = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"], fusion_opt.fuse = "g"}
+      ins(%p, %s : tensor<16x24xf32>, tensor<16xf32>) outs(%e : tensor<16x24xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %t = arith.subf %a, %b : f32
+    linalg.yield %t : f32
+  } -> tensor<16x24xf32>
+  return %c : tensor<16x24xf32>
+}
