@@ -447,14 +447,26 @@ def _r_scalar_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
 
 
 def _r_reduction_result_broadcast(g: IndexedGraph, m: frozenset[int]) -> str | None:
-    """A reduction whose result leaves the dispatch and is read inside it (a mean returned and subtracted),
-    computed from a member that reads an input from outside through a broadcast (its map skips a parallel
-    loop of extent > 1): IREE 3.13 computed the returned reduction twice into its output, 2x the value (fuzz
-    seed 27307: a returned mean, `x - mean` and a sum of squares, after a prologue `max(x, tanh(w[d1, d2,
-    d3]))`; right with that input read through all loops, with the mean not returned, or with the broadcast
-    read only downstream of the mean, as LayerNorm's gamma)."""
+    """A reduction whose result leaves the dispatch and feeds another reduction inside it (a mean returned,
+    subtracted and the squares summed), computed from a member that reads an input from outside through a
+    broadcast (its map skips a parallel loop of extent > 1): IREE 3.13 computed the returned reduction twice
+    into its output, 2x the value (fuzz seed 27307: a returned mean, `x - mean` and a sum of squares, after a
+    prologue `max(x, tanh(w[d1, d2, d3]))`; right with that input read through all loops, with the mean not
+    returned, or with the broadcast read only downstream of the mean, as LayerNorm's gamma). A returned
+    softmax sum read by its division only (a segmentation head's channel softmax) compiles right."""
+    def feeds_reduction(r: int) -> bool:  # another reduction of the group computes from r (multi-reduction)
+        seen, todo = {r}, [r]
+        while todo:
+            for c in g.consumers(todo.pop()):
+                if c in m and c not in seen:
+                    if g.ops[c].kind is OpKind.REDUCTION:
+                        return True
+                    seen.add(c)
+                    todo.append(c)
+        return False
+
     escaping = [r for r in sorted(m) if g.ops[r].kind is OpKind.REDUCTION and _leaves(g, m, r)
-                and any(c in m for c in g.consumers(r))]
+                and feeds_reduction(r)]
     if not escaping:
         return None
     upstream, todo = set(escaping), list(escaping)  # what the escaping reductions compute from, in the group

@@ -1,4 +1,4 @@
-// Rule 'reduction-result-broadcast' (rejected): a row sum returned and subtracted, computed from a member that
+// Rule 'reduction-result-broadcast' (rejected): a row sum returned, subtracted and the squares summed, computed from a member that
 // reads a column vector broadcast over the rows: IREE 3.13 llvm-cpu computed the returned reduction twice into
 // its output (2x the value; fuzz seed 27307, test/fuzz/iree/reduction-result-broadcast.mlir). Accepted twin:
 // reduction-result-broadcast.mlir (the sum not returned).
@@ -8,7 +8,7 @@
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 #row = affine_map<(d0, d1) -> (d0)>
-func.func @returned_sum(%x: tensor<16x24xf32>, %w: tensor<24xf32>) -> (tensor<16xf32>, tensor<16x24xf32>) {
+func.func @returned_sum(%x: tensor<16x24xf32>, %w: tensor<24xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x24xf32>
   // expected-error @+1 {{rule 'reduction-result-broadcast': reduction op 2 is a result of the group and read inside it, and op 0 reads an input through a broadcast}}
@@ -33,5 +33,12 @@ func.func @returned_sum(%x: tensor<16x24xf32>, %w: tensor<24xf32>) -> (tensor<16
     %t = arith.subf %a, %b : f32
     linalg.yield %t : f32
   } -> tensor<16x24xf32>
-  return %s, %c : tensor<16xf32>, tensor<16x24xf32>
+  %q = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"], fusion_opt.fuse = "g"}
+      ins(%c : tensor<16x24xf32>) outs(%f : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %sq = arith.mulf %a, %a : f32
+    %t = arith.addf %sq, %o : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  return %s, %q : tensor<16xf32>, tensor<16xf32>
 }
