@@ -30,8 +30,8 @@ try:  # bf16 arrays are ml_dtypes' (installed with onnx), which IREE's runtime t
     _DTYPES["bf16"] = ml_dtypes.bfloat16
 except ImportError:  # then unchecked: IREE's own error names the mismatch
     pass
-_ARG = re.compile(r"%input\d+: (tensor<([^>]*)>|[a-z]+\d+)")
-_RESULT = re.compile(r"%output\d+: (tensor<([^>]*)>|[a-z]+\d+)")
+_TYPE = r"\d+: (tensor<([^>]*)>|[a-z]+\d+)"  # group 2: a tensor's spec; None for a scalar
+_ARG, _RESULT = re.compile("%input" + _TYPE), re.compile("%output" + _TYPE)
 
 
 def _parse_tensor(spec: str) -> tuple[tuple[int, ...] | None, Any]:

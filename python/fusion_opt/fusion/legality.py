@@ -150,6 +150,22 @@ def _downstream(g: IndexedGraph, src: int, members: frozenset[int]) -> set[int]:
     return seen
 
 
+def _upstream(g: IndexedGraph, srcs: Iterable[int], members: frozenset[int]) -> set[int]:
+    """`srcs` and the members they compute from (the twin of `_downstream`)."""
+    seen, stack = set(srcs), list(srcs)
+    while stack:
+        for e in g.in_edges[stack.pop()]:  # type: ignore[attr-defined]
+            if e.producer in members and e.producer not in seen:
+                seen.add(e.producer)
+                stack.append(e.producer)
+    return seen
+
+
+def _read_loops(op: OpDesc, operand: int) -> set[int]:
+    """The loop dims `op`'s map of `operand` reads (a broadcast read skips the others)."""
+    return {int(d) for r in map_results(op.indexing_maps[operand]) for d in re.findall(r"d(\d+)", r)}
+
+
 # ---- group rules: (graph, members) -> None when fine, else the reason -------------------------------
 
 def groupable(op: OpDesc) -> bool:
@@ -454,38 +470,19 @@ def _r_reduction_result_broadcast(g: IndexedGraph, m: frozenset[int]) -> str | N
     prologue `max(x, tanh(w[d1, d2, d3]))`; right with that input read through all loops, with the mean not
     returned, or with the broadcast read only downstream of the mean, as LayerNorm's gamma). A returned
     softmax sum read by its division only (a segmentation head's channel softmax) compiles right."""
-    def feeds_reduction(r: int) -> bool:  # another reduction of the group computes from r (multi-reduction)
-        seen, todo = {r}, [r]
-        while todo:
-            for c in g.consumers(todo.pop()):
-                if c in m and c not in seen:
-                    if g.ops[c].kind is OpKind.REDUCTION:
-                        return True
-                    seen.add(c)
-                    todo.append(c)
-        return False
-
     escaping = [r for r in sorted(m) if g.ops[r].kind is OpKind.REDUCTION and _leaves(g, m, r)
-                and feeds_reduction(r)]
+                and any(g.ops[c].kind is OpKind.REDUCTION for c in _downstream(g, r, m))]
     if not escaping:
         return None
-    upstream, todo = set(escaping), list(escaping)  # what the escaping reductions compute from, in the group
-    while todo:
-        for e in g.in_edges[todo.pop()]:  # type: ignore[attr-defined]
-            if e.producer in m and e.producer not in upstream:
-                upstream.add(e.producer)
-                todo.append(e.producer)
-    for c in sorted(upstream):
+    for c in sorted(_upstream(g, escaping, m)):
         op = g.ops[c]
         if op.kind in MATRIX:
             continue  # a contraction's weight skips loops by nature: not this broadcast
         for e in range(min(op.num_dps_inputs, len(op.indexing_maps))):
             p = op.operands[e]
-            if p is not None and p >= 0 and p in m:
-                continue  # read from the group (rule `broadcast-result`), or a constant (None)
-            if p is None:
-                continue
-            read = {int(d) for r in map_results(op.indexing_maps[e]) for d in re.findall(r"d(\d+)", r)}
+            if p is None or p in m:
+                continue  # a constant, or read from the group (rule `broadcast-result`)
+            read = _read_loops(op, e)
             if any(n > 1 and t == "parallel" and d not in read
                    for d, (n, t) in enumerate(zip(op.loop_ranges, op.iterator_types))):
                 return (f"reduction op {escaping[0]} is a result of the group and read inside it, and op {c} "
@@ -509,8 +506,7 @@ def _r_broadcast_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
                 continue
             if e.operand >= min(reader.num_dps_inputs, len(reader.indexing_maps)):
                 continue  # an init, or no map (a slice: rule `partial-read`)
-            read = {int(d) for r in map_results(reader.indexing_maps[e.operand])
-                    for d in re.findall(r"d(\d+)", r)}
+            read = _read_loops(reader, e.operand)
             skipped = [d for d, n in enumerate(reader.loop_ranges) if n > 1 and d not in read]
             if skipped:
                 return f"op {p} is broadcast by op {c} and is a result of the group"

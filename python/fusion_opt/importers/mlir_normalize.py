@@ -41,6 +41,7 @@ elements are read from changes. A `--transform` script runs on the normalized IR
 """
 from __future__ import annotations
 
+from ..analysis.opdesc import RESHAPE_OPS
 from ..errors import UnsupportedError
 from .constant_reads import drop_constant_reads
 from .pad_chains import fold_pad_chains
@@ -190,7 +191,7 @@ def _fold_unit_dims(module: ir.Module, source_name: str) -> None:
 
 def _reshape_into_generic(o: ir.Operation) -> bool:
     """An expand_shape / collapse_shape whose result a generic reads."""
-    return o.name in ("tensor.expand_shape", "tensor.collapse_shape") and \
+    return o.name in RESHAPE_OPS and \
         any(use_owner(u).name == "linalg.generic" for u in o.results[0].uses)
 
 
