@@ -7,11 +7,12 @@ from .errors import InputError
 from .backends.levers import is_cpu_target
 from .importers import import_onnx, parse_mlir, split_input
 from .importers.mlir_normalize import normalize as normalize_mlir
-from .ir import ir, new_session
+from .ir import ir, new_session, strip_source_names
 from .pipelines import PlannedFunction, compile_levers, plan_module, write_regions
 
 
 def print_module(module: ir.Module, args: argparse.Namespace) -> str:
+    strip_source_names(module)
     return module.operation.get_asm(
         large_elements_limit=args.mlir_elide_elementsattrs_if_larger,
         enable_debug_info=args.mlir_print_debuginfo,

@@ -26,6 +26,21 @@ def new_session() -> Session:
 
 # IR pins and barriers a user writes on ops (read by pipelines.read_marks, kept by importers/mlir_normalize).
 FUSE_ATTR, NO_FUSE_ATTR = "fusion_opt.fuse", "fusion_opt.no_fuse"
+# The op name a generic had in the user's `.mlir` before normalization made it one (`linalg.map`,
+# `arith.addf`), so `--fuse=linalg.map` still finds it; set by importers/mlir_normalize, read by
+# analysis/describe, dropped before IR is printed (`strip_source_names`).
+SOURCE_ATTR = "fusion_opt.source_op"
+
+
+def strip_source_names(module: ir.Module) -> None:
+    """The planner's bookkeeping attribute off every op: printed IR shows what the user wrote or IREE reads."""
+    def drop(o: ir.Operation) -> ir.WalkResult:
+        if SOURCE_ATTR in o.attributes:
+            del o.attributes[SOURCE_ATTR]
+        return ir.WalkResult.ADVANCE
+
+    with module.context:
+        module.operation.walk(drop)
 
 
 def bytecode(module: ir.Module) -> bytes:

@@ -39,6 +39,18 @@ def test_matchers():
     assert split_matchers(["a, b", ["c", "d,e"]]) == [("a", "b"), ("c", "d", "e")]
 
 
+def test_source_name_matches_a_generic_of_mlir_input():
+    """A generic normalization made of `linalg.map` matches by that name and by its own, nothing else."""
+    from dataclasses import replace
+    op = replace(chain(E).ops[0], attrs=(("source_op", "linalg.map"),))
+    assert matches("linalg.map", op) and matches("linalg.m*", op) and matches("linalg.generic", op)
+    assert not matches("linalg.map", chain(E).ops[0]) and not matches("arith.*", op)
+    with pytest.raises(InputError, match=r"linalg.broadcast ops of .mlir input are folded"):
+        spec = ControlSpec.from_options(no_fuse=["linalg.broadcast"])
+        spec.resolve(chain(E))
+        spec.check_matched()
+
+
 def test_unmatched_is_an_error():
     spec = ControlSpec.from_options(fuse=["x.mlir:1,nothing.mlir:9"])
     spec.resolve(chain(E, E))

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..ir import block_ops, ir, linalg, signature_has_f64, symbol_name
+from ..ir import SOURCE_ATTR, block_ops, ir, linalg, signature_has_f64, symbol_name
 from ..testhooks import DISABLED_RULES
 from .classify import ATTENTION_OP, WINOGRAD_FLOPS_PER_TILE, attention_flops, explain, winograd_flops
 from .opdesc import CAPTURED, DataflowGraph, Edge, OpDesc, OpKind
@@ -183,6 +183,8 @@ def describe_op(op: ir.Operation, index: int, operands: tuple[int | None, ...], 
                     and (name not in NOT_DISPATCHABLE or _pad_boundary_dropped(name))
                     and name.split(".")[0] in DISPATCH_DIALECTS)
     attrs = tuple((k, str(op.attributes[k])) for k in KEPT_ATTRS if k in op.attributes)
+    if SOURCE_ATTR in op.attributes:  # the op's name in the user's .mlir (importers/mlir_normalize)
+        attrs += (("source_op", ir.StringAttr(op.attributes[SOURCE_ATTR]).value),)
     return OpDesc(
         index=index, name=name, loc=format_loc(op.location, source_name), kind=kind,
         loop_ranges=tuple(loop_ranges), iterator_types=iterators, indexing_maps=map_text, map_dims=map_dims,

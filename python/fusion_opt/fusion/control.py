@@ -26,14 +26,14 @@ _USER_LOC = re.compile(r"^(.*?):(\d+)(?::(\d+))?$")
 _GLOB = re.compile(r"[*?\[]")
 MATCHER_HELP = ("a matcher is a location (file:line, file:line:col, an ONNX node name) "
                 "or an op-name glob ('linalg.matmul', '*conv*')")
-# Named ops `.mlir` normalization makes generics (importers/mlir_normalize.GENERALIZED): by name they match
-# nothing, so the error says how to name them.
-GENERALIZED_NAMES = ("linalg.map", "linalg.broadcast", "linalg.elementwise", "linalg.transpose")
+# Copy-only named ops `.mlir` normalization folds into the maps of the ops that read them: by name they
+# can match nothing, so the error says what to name instead.
+FOLDED_NAMES = ("linalg.broadcast", "linalg.transpose")
 
 
 def _unmatched(flag: str, m: str) -> InputError:
-    hint = next((f" ({n} ops of .mlir input are normalized to linalg.generic before planning: name them by "
-                 "location, file:line)" for n in GENERALIZED_NAMES if fnmatchcase(n, m)), "")
+    hint = next((f" ({n} ops of .mlir input are folded into the indexing maps of the ops that read them "
+                 "before planning: name those)" for n in FOLDED_NAMES if fnmatchcase(n, m)), "")
     return InputError(f"{flag} matcher '{m}' matches no op{hint}; {MATCHER_HELP}")
 
 
@@ -55,7 +55,8 @@ def _same_file(user: str, loc_file: str) -> bool:
 
 
 def matches(pattern: str, op: OpDesc) -> bool:
-    """Exact location, `file:line[:col]`, a glob over ONNX node names, or a glob over the op name."""
+    """Exact location, `file:line[:col]`, a glob over ONNX node names, or a glob over the op name (for a
+    generic that normalization made of a named op, its name as written matches too)."""
     if pattern == op.loc:
         return True
     loc = _FILE_LOC.match(op.loc)
@@ -66,7 +67,8 @@ def matches(pattern: str, op: OpDesc) -> bool:
             return True
     elif not loc and _GLOB.search(pattern) and fnmatchcase(op.loc, pattern):
         return True  # node-name globs ("Conv_*") only for name locations, never file paths
-    return fnmatchcase(op.name, pattern)
+    source = dict(op.attrs).get("source_op")  # a generic of .mlir input by the name it was written with
+    return fnmatchcase(op.name, pattern) or (source is not None and fnmatchcase(source, pattern))
 
 
 @dataclass

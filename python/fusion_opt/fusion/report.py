@@ -64,7 +64,10 @@ def boundary(plan: FusionPlan, graph: DataflowGraph) -> list[tuple[int, int, Dec
 
 
 def _op(op: OpDesc) -> dict[str, Any]:
-    return {"index": op.index, "name": op.name, "loc": op.loc, "kind": op.kind.value}
+    """`source_op`: the name a generic of `.mlir` input was written with (`linalg.map`, `arith.addf`)."""
+    source = dict(op.attrs).get("source_op")
+    return {"index": op.index, "name": op.name, "loc": op.loc, "kind": op.kind.value,
+            **({"source_op": source} if source else {})}
 
 
 def plan_to_json(plan: FusionPlan, graph: DataflowGraph) -> dict[str, Any]:

@@ -45,7 +45,7 @@ from ..analysis.opdesc import RESHAPE_OPS
 from ..errors import UnsupportedError
 from .constant_reads import drop_constant_reads
 from .pad_chains import fold_pad_chains
-from ..ir import (FUSE_ATTR, NO_FUSE_ATTR, PassManager, affine_constant, block_ops, functions, indexing_maps,
+from ..ir import (FUSE_ATTR, NO_FUSE_ATTR, SOURCE_ATTR, PassManager, affine_constant, block_ops, functions, indexing_maps,
                   ir, use_owner)
 
 PIPELINE = "builtin.module(func.func(iree-global-opt-propagate-linalg-transpose))"
@@ -67,14 +67,52 @@ _GENERALIZE = """module attributes {transform.with_named_sequence} {
 
 
 def normalize(module: ir.Module, source_name: str) -> int:
-    """Run the steps above on every function of `module`; returns how many copy-only generics were folded."""
-    _inline_and_linalgize(module, source_name)
+    """Run the steps above on every function of `module`; returns how many copy-only generics were folded.
+    Each generic that was a named op or a tensor `arith` / `math` op keeps that name in `SOURCE_ATTR`."""
+    _inline(module, source_name)
+    names = _source_names(module)
+    _linalgize(module, source_name)
     _fold_unit_dims(module, source_name)  # a batch of one folded first: a transpose may then feed its matmul
     _propagate_transposes(module, source_name)
     _generalize(module, source_name)
     _move_reshapes(module, source_name)
     fold_pad_chains(module)
-    return fold_copy_generics(module)
+    folded = fold_copy_generics(module)
+    _mark_sources(module, names)
+    return folded
+
+
+def _source_names(module: ir.Module) -> dict[str, str]:
+    """Location text -> name of the op written there, for the ops normalization may turn into generics.
+    Passes rebuild ops without their attributes but keep their locations, so the location carries the name
+    through every step; a location two differently named ops share names neither. Ops inside a body are
+    not looked at (`linalg.map { math.tanh }` gives its `tanh` the map's location)."""
+    names: dict[str, str] = {}
+
+    def visit(o: ir.Operation) -> ir.WalkResult:
+        if o.parent is not None and o.parent.name.startswith("linalg."):
+            return ir.WalkResult.ADVANCE
+        if o.name.startswith("linalg.") and o.name != "linalg.generic" or _tensor_arith(o):
+            key = str(o.location)
+            names[key] = o.name if names.get(key, o.name) == o.name else ""
+        return ir.WalkResult.ADVANCE
+
+    with module.context:
+        module.operation.walk(visit)
+    return {k: v for k, v in names.items() if v}
+
+
+def _mark_sources(module: ir.Module, names: dict[str, str]) -> None:
+    def visit(o: ir.Operation) -> ir.WalkResult:
+        if o.name == "linalg.generic" and SOURCE_ATTR not in o.attributes:
+            name = names.get(str(o.location))
+            if name:
+                o.attributes[SOURCE_ATTR] = ir.StringAttr.get(name)
+        return ir.WalkResult.ADVANCE
+
+    if names:
+        with module.context:
+            module.operation.walk(visit)
 
 
 def fold_copy_generics(module: ir.Module) -> int:
@@ -169,13 +207,16 @@ def _tensor_arith(o: ir.Operation) -> bool:
         and isinstance(o.results[0].type, ir.RankedTensorType) and o.name != "arith.constant"
 
 
-def _inline_and_linalgize(module: ir.Module, source_name: str) -> None:
+def _inline(module: ir.Module, source_name: str) -> None:
     """Calls inlined (IREE inlines them before it forms dispatches; planned apart, a helper called twice
-    was a dispatch per call where IREE fuses both into one), and arith / math ops on tensors as generics
-    (left outside every group, a `cmpf` + `select` after a reduction was a dispatch of its own: IREE fuses
-    them into the reduction's)."""
+    was a dispatch per call where IREE fuses both into one)."""
     if _any_op(module, lambda o: o.name == "func.call"):
         _run_keeping_pins(module, INLINE, source_name)
+
+
+def _linalgize(module: ir.Module, source_name: str) -> None:
+    """arith / math ops on tensors as generics (left outside every group, a `cmpf` + `select` after a
+    reduction was a dispatch of its own: IREE fuses them into the reduction's)."""
     if _any_op(module, _tensor_arith):
         _run_keeping_pins(module, TENSOR_ARITH, source_name)
 
