@@ -24,6 +24,7 @@ import numpy as np
 import onnx
 from onnx import helper
 
+from .onnx_emit import Emitter
 from .onnx_fold import FLOAT_TYPES, attr_text, node_attrs
 
 if TYPE_CHECKING:
@@ -34,33 +35,7 @@ _MODES = {"bilinear": "linear", "linear": "linear", "nearest": "nearest", "bicub
 CUBIC_A = -0.75
 
 
-class _Emitter:
-    """Appends nodes to one list, each named as the GridSample (so IREE's errors and the plan point at it);
-    constants in the grid's float type, one `Constant` per value."""
-
-    def __init__(self, g: _Graph, base: str, dtype: np.dtype, name: str) -> None:
-        self.g, self.base, self.dtype, self.name, self.nodes = g, base, dtype, name, []
-        self.consts: dict[tuple[str, object], str] = {}
-
-    def op(self, op_type: str, *inputs: str, **attrs: object) -> str:
-        out = self.g.fresh(f"{self.base}_{op_type.lower()}")
-        self.nodes.append(helper.make_node(op_type, list(inputs), [out], name=self.name or None, **attrs))
-        return out
-
-    def f(self, v: float) -> str:
-        return self._const("f", float(v), self.dtype)
-
-    def i64(self, v: list[int] | int) -> str:
-        return self._const("i", v if isinstance(v, int) else tuple(v), np.int64)
-
-    def _const(self, kind: str, v: object, dtype: object) -> str:
-        name = self.consts.get((kind, v))
-        if name is None:
-            name = self.consts[(kind, v)] = self.g.const(f"{self.base}_{kind}", np.array(v, dtype), self.nodes)
-        return name
-
-
-def _reflect(e: _Emitter, x: str, lo: float, hi: float) -> str:
+def _reflect(e: Emitter, x: str, lo: float, hi: float) -> str:
     """The reference's `_gs_reflect`: folded by the near border until inside `[lo, hi]`."""
     if hi == lo:
         return e.op("Mul", x, e.f(0.0))  # a one-pixel axis aligned to corners: every point is pixel 0
@@ -81,7 +56,7 @@ def _reflect(e: _Emitter, x: str, lo: float, hi: float) -> str:
     return e.op("Where", e.op("Less", x, e.f(lo)), below, inside)
 
 
-def _cubic_weights(e: _Emitter, t: str) -> list[str]:
+def _cubic_weights(e: Emitter, t: str) -> list[str]:
     """Keys' cubic convolution weights of taps -1, 0, 1, 2 at fraction `t` (the reference's formulas)."""
     a = CUBIC_A
 
@@ -98,7 +73,7 @@ def _cubic_weights(e: _Emitter, t: str) -> list[str]:
     return [outer(e.op("Add", t, e.f(1.0))), inner(t), inner(one_minus), outer(e.op("Sub", e.f(2.0), t))]
 
 
-def _axis_taps(e: _Emitter, x: str, size: int, mode: str, padding: str, align: bool
+def _axis_taps(e: Emitter, x: str, size: int, mode: str, padding: str, align: bool
                ) -> list[tuple[str, str | None, str | None]]:
     """(int64 index clamped into the axis, weight or None, in-bounds mask or None) per tap of one axis."""
     lo, hi = (0.0, size - 1.0) if align else (-0.5, size - 0.5)
@@ -149,7 +124,7 @@ def grid_sample(g: _Graph, node: Node) -> list[Node] | None:
     r = len(dims)
     out_spatial = gs[1:-1]
     m = int(np.prod(out_spatial))
-    e = _Emitter(g, y, helper.tensor_dtype_to_np_dtype(g.types[grid]), node.name)
+    e = Emitter(g, y, helper.tensor_dtype_to_np_dtype(g.types[grid]), node.name)
     flat_grid = e.op("Reshape", grid, e.i64([n, m, r]))
     axis_taps = []
     for i, size in enumerate(dims):

@@ -40,6 +40,8 @@ interface, value_info and the nodes downstream are untouched. Each returns the n
 - `Scan` (not lowered) with static sequence lengths, and `Loop` with a constant trip count and a condition
   that stays true: unrolled, the body inlined per step. `CumProd` (not lowered): a log-depth scan of
   multiplies.
+- `Det` (NaN for a zero leading entry: the importer's lowering does not pivot): elimination with partial
+  pivoting (importers/onnx_det.py).
 - `LpNormalization` of a zero row (0 / 0 = NaN; the spec's reference gives 0): zero elements give 0.
 - `BitShift` by a negative amount or by the bit width or more (an undefined shift instruction): the amount
   clamped, the spec's 0 (or the sign, for a signed right shift) selected.
@@ -59,6 +61,7 @@ from .onnx_fold import FLOAT_TYPES as _FLOAT_TYPES
 from .onnx_fold import attr_text as _text
 from .onnx_fold import NEVER_FOLD, default_opset, evaluate_node, forget_downstream, subgraphs
 from .onnx_fold import node_attrs as _attrs
+from .onnx_det import det
 from .onnx_dft import dft, stft
 from .onnx_gridsample import grid_sample
 from .onnx_resize import (COORDINATE_MODES, FILTER_MODES, NEAREST_MODES, filter_taps, is_identity, linear_taps,
@@ -1495,7 +1498,7 @@ REWRITES: tuple[Callable[[_Graph, Node], list[Node] | None], ...] = (
     _qlinear_contrib, _constant_dequantize, _fake_quant_weight, _pad_crop, _pad_gather, _resize_separable, _convtranspose_pads, _convtranspose_groups, _widen_uint8, _batched_qlinear_matmul,
     _explicit_zero_points, _convinteger_float, _gelu_tanh, _asinh_odd, _maxpool_indices, _maxunpool_scatter, _float_to_uint8, _matmul_broadcast_forms, _crd_blocks, _rnn, _single_window_axes, _avgpool_ceil_counted_pads, _ceil_mode_floor,
     _if_branches, grid_sample, _lp_zero_norm, _bitshift_range, _scan_unrolled,
-    _loop_unrolled, _cumprod_scan, dft, stft)
+    _loop_unrolled, _cumprod_scan, dft, stft, det)
 
 
 def legalize(proto: onnx.ModelProto) -> int:
