@@ -236,3 +236,18 @@ def test_named_reduce_generalized_fast_and_exact() -> None:
     assert ln.dispatch_count == 1 and not ln.fallbacks
     want = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5) * g + b
     np.testing.assert_allclose(ln(x, g, b), want, rtol=1e-4, atol=1e-4)
+
+
+def test_conv_forms_generalized_and_exact() -> None:
+    """1-D, FHWC and other conv forms without a named use in our pipeline are generalized (in a region of
+    ours the named ops compiled 1.7-8.5x slower than IREE's own); results equal IREE's own compile."""
+    rng = np.random.default_rng(11)
+    shapes = [(1, 34, 16), (3, 16, 8), (1, 10, 10, 8), (4, 3, 3, 8), (3, 3, 8, 4)]
+    args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    ours, iree = fo.compile_mlir(_case("conv_forms")), fo.compile_mlir(_case("conv_forms"), fusion="iree")
+    assert not ours.fallbacks
+    for got, want in zip(ours(*args), iree(*args)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    x, w = args[0][0], args[1]  # the 1-D conv against numpy as well
+    want = np.stack([np.einsum("kc,kcf->f", x[i:i + 3], w) for i in range(32)])[None]
+    np.testing.assert_allclose(ours(*args)[0], want, rtol=1e-4, atol=1e-4)
