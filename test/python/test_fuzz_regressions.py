@@ -239,3 +239,13 @@ def test_chain_into_an_offset_reader_is_not_left_to_iree(mode: str) -> None:
     m = fo.compile_mlir(str(REPRO / "offset-reader-chain.mlir"), fusion=mode)
     assert not m.fallbacks
     _check_outputs("offset-reader-chain", m)
+
+
+# 2026-12-05 (session 43): two equal zero fills, each a region of its own (the `none` strategy kept every op
+# one) and each the init of a matmul: IREE 3.13 accumulated both matmuls into one buffer (seed 29632: 3.26
+# for 0.99, every element). `none` now leaves splats to IREE, which clones them (handoff `lone-fill`).
+@pytest.mark.parametrize("mode", ["none", "greedy", "cost"])
+def test_equal_fill_regions_as_matmul_inits(mode: str) -> None:
+    m = fo.compile_mlir(str(REPRO / "fill-regions-shared.mlir"), fusion=mode)
+    assert not m.fallbacks
+    _check_outputs("fill-regions-shared", m)

@@ -66,6 +66,10 @@ def plan(graph: DataflowGraph, strategy: str = DEFAULT_STRATEGY, target=None,
         raise UnknownStrategyError(
             f"unknown fusion strategy '{strategy}' (choose from {', '.join(STRATEGY_NAMES)})") from None
     result = planner(graph, **kw)
+    if strategy == "none":  # splats to IREE, which clones them (a correctness rule there: fusion/handoff.py)
+        from .handoff import hand_padded_groups_to_iree
+
+        result = hand_padded_groups_to_iree(result, graph, constraints, only=("lone-fill",))
     if target is not None and target.spirv and strategy == "greedy":  # the same miscompile (handoff.py)
         from .handoff import hand_padded_groups_to_iree
 

@@ -26,7 +26,9 @@
   reading it as an input). IREE clones a splat into each dispatch that reads it; as a region of ours it
   was a dispatch, and a LayerNorm region whose two reductions both accumulated into it in place failed
   to compile ("'iree_tensor_ext.dispatch.tensor.store' op operand #1 must be dispatch.tensor, but got
-  ... readonly"; two groups fell back).
+  ... readonly"; two groups fell back). The `none` strategy takes this rule too: two equal zero fills,
+  each a region of its own and each the init of a matmul, computed wrong numbers in IREE 3.13 (fuzz seed
+  29632: both matmuls accumulated into one buffer, 3.26 for 0.99; test/fuzz/iree/fill-regions-shared.mlir).
 - `feeds-iree` (applied after the others, to a fixed point): a group of cheap data-movement ops
   (broadcasts, fills, transposes, elementwise) whose every consumer was handed back. IREE fuses such
   producers into its consumer's dispatch (a conv's bias broadcast becomes its init) or folds them at
@@ -317,18 +319,22 @@ def _h_spirv_outer_reduction(graph: DataflowGraph, g: Group) -> str | None:
 
 def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
                                constraints: Constraints | None = None, data_tiling: bool = False,
-                               pack_cols: int = 16, spirv: bool = False) -> FusionPlan:
+                               pack_cols: int = 16, spirv: bool = False,
+                               only: tuple[str, ...] | None = None) -> FusionPlan:
     """Drop every group a rule of `HANDOFFS` hands back to IREE (pinned groups stay); ops go to `unplaced`
     (splats to `cloned`: IREE clones them into each reader's dispatch).
     `data_tiling`: the compile data-tiles contractions, which adds the `packed-copy` rule for window
     copies whose rows are whole packed tiles of `pack_cols` columns (`TargetDesc.packed_cols`).
-    `spirv`: the target compiles to SPIR-V (Vulkan), which adds `spirv-outer-reduction`."""
+    `spirv`: the target compiles to SPIR-V (Vulkan), which adds `spirv-outer-reduction`.
+    `only`: just these rules of `HANDOFFS` (by name), and no `feeds-iree`: the `none` strategy takes
+    `lone-fill` alone (fusion/__init__.py)."""
     pinned = set().union(*constraints.pins) if constraints is not None and constraints.pins else set()
-    rules = [h.check for h in HANDOFFS] + ([partial(_h_packed_copy, pack_cols=pack_cols)] if data_tiling else []) \
+    rules = [h.check for h in HANDOFFS if only is None or h.name in only] \
+        + ([partial(_h_packed_copy, pack_cols=pack_cols)] if data_tiling else []) \
         + ([_h_spirv_outer_reduction] if spirv else [])
     held: set[int] = set()  # ops whose group stays ours: handed back too, IREE would miscompile (`misfused_reads`)
     while True:
-        keep, handed = _select(plan, graph, rules, pinned | held)
+        keep, handed = _select(plan, graph, rules, pinned | held, feeds=only is None)
         left = set(plan.unplaced).union(*(g.ops for g, _ in handed))
         wrong = misfused_reads(graph, left)
         if not wrong:
@@ -348,7 +354,7 @@ def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
         return replace(plan, notes=plan.notes + kept_notes + held_notes) if kept_notes or held_notes else plan
     groups = tuple(replace(g, id=k) for k, g in enumerate(keep))
     splats = {i for g, why in handed if why == FILL_REASON for i in g.ops}  # IREE clones them: `cloned`
-    unplaced = tuple(sorted({*plan.unplaced, *(i for g, _ in handed for i in g.ops)} - splats))
+    unplaced = tuple(sorted({*plan.unplaced, *(i for g, _ in handed for i in g.ops)}))  # splats too (FusionPlan)
     cloned = tuple(sorted({*plan.cloned, *splats}))
     const = sorted(i for g, why in handed if why == CONST_REASON for i in g.ops)
     notes = plan.notes + tuple(f"ops {', '.join(map(str, g.ops))} ({g.kind}): {why}" for g, why in handed
@@ -359,16 +365,17 @@ def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
     return replace(plan, groups=groups, unplaced=unplaced, cloned=cloned, notes=notes)
 
 
-def _select(plan: FusionPlan, graph: DataflowGraph, rules: list, kept: set[int]) -> tuple[list, list]:
-    """(groups kept, (group, reason) handed back): the rules, then `feeds-iree` to a fixed point; groups
-    holding an op of `kept` stay."""
+def _select(plan: FusionPlan, graph: DataflowGraph, rules: list, kept: set[int],
+            feeds: bool = True) -> tuple[list, list]:
+    """(groups kept, (group, reason) handed back): the rules, then (`feeds`) `feeds-iree` to a fixed point;
+    groups holding an op of `kept` stay."""
     keep, handed = [], []
     for g in plan.groups:
         why = None if _stays_ours(graph, g, kept) else \
             next((r for check in rules if (r := check(graph, g))), None)
         (handed.append((g, why)) if why else keep.append(g))
     handed_ops = {i for g, _ in handed for i in g.ops}
-    changed = bool(handed)
+    changed = bool(handed) and feeds
     while changed:
         changed = False
         for g in list(keep):

@@ -7,10 +7,11 @@
 // CHECK-NEXT: group  kind {{ +}}#ops  predicted  bound {{ +}}root {{ +}}ops
 // CHECK: not fused ({{[0-9]+}}): {{.*}}barrier {{[0-9]+}}
 // CHECK: [barrier] {{ *}}1:matmul@{{.*}}plan.mlir:{{[0-9]+}}:8 -> 2:generic@{{.*}}: refused: barrier
-// NONE-LABEL: function @mm_relu: strategy none, 3 groups
-// NONE: {{^0 +broadcast +1 .* 0:fill$}}
-// NONE: not fused (2): strategy 2
-// NONE-NEXT: [strategy] 0:fill@{{.*}} -> 1:matmul@{{.*}}: refused: strategy 'none' fuses nothing
+// `none` leaves the splat to IREE, which clones it into the matmul's dispatch (fusion/handoff.py, lone-fill)
+// NONE-LABEL: function @mm_relu: strategy none, 2 groups
+// NONE: {{^0 +contraction +1 .* 1:matmul$}}
+// NONE: cloned into consumers: 0:fill@
+// NONE: not fused (1): strategy 1
 // NONE-NEXT: [strategy] 1:matmul@{{.*}} -> 2:generic@{{.*}}: refused: strategy 'none' fuses nothing
 func.func @mm_relu(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>) -> tensor<64x32xf32> {
   %zero = arith.constant 0.0 : f32

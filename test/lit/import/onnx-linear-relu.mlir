@@ -28,7 +28,7 @@
 // JSON-NEXT: "loc": "fc",
 // JSON-NEXT: "kind": "contraction"
 
-// NONE-COUNT-4: flow.dispatch.region
+// NONE-COUNT-3: flow.dispatch.region
 // NONE-NOT: flow.dispatch.region
 
 // IREE-NOT: flow.dispatch.region
