@@ -48,8 +48,8 @@ from ..analysis.opdesc import RESHAPE_OPS
 from ..errors import UnsupportedError
 from .constant_reads import drop_constant_reads
 from .pad_chains import fold_pad_chains
-from ..ir import (FUSE_ATTR, NO_FUSE_ATTR, SOURCE_ATTR, PassManager, affine_constant, block_ops, functions, indexing_maps,
-                  ir, use_owner)
+from ..ir import (FUSE_ATTR, NO_FUSE_ATTR, SOURCE_ATTR, PassManager, affine_constant, block_ops, functions,
+                  indexing_maps, ir, use_owner)
 
 PIPELINE = "builtin.module(func.func(iree-global-opt-propagate-linalg-transpose))"
 INLINE = "builtin.module(inline)"
@@ -95,31 +95,33 @@ def _source_names(module: ir.Module) -> dict[str, str]:
     through every step; a location two differently named ops share names neither. Ops inside a body are
     not looked at (`linalg.map { math.tanh }` gives its `tanh` the map's location)."""
     names: dict[str, str] = {}
-
-    def visit(o: ir.Operation) -> ir.WalkResult:
-        if o.parent is not None and o.parent.name.startswith("linalg."):
-            return ir.WalkResult.ADVANCE
-        if o.name.startswith("linalg.") and o.name != "linalg.generic" or _tensor_arith(o):
+    for o in _all_ops(module.operation):
+        if (o.parent is None or not o.parent.name.startswith("linalg.")) and \
+                (o.name.startswith("linalg.") and o.name != "linalg.generic" or _tensor_arith(o)):
             key = str(o.location)
             names[key] = o.name if names.get(key, o.name) == o.name else ""
-        return ir.WalkResult.ADVANCE
-
-    with module.context:
-        module.operation.walk(visit)
     return {k: v for k, v in names.items() if v}
 
 
 def _mark_sources(module: ir.Module, names: dict[str, str]) -> None:
-    def visit(o: ir.Operation) -> ir.WalkResult:
-        if o.name == "linalg.generic" and SOURCE_ATTR not in o.attributes:
-            name = names.get(str(o.location))
-            if name:
+    with module.context:
+        for o in _all_ops(module.operation) if names else ():
+            name = names.get(str(o.location)) if o.name == "linalg.generic" else None
+            if name and SOURCE_ATTR not in o.attributes:
                 o.attributes[SOURCE_ATTR] = ir.StringAttr.get(name)
+
+
+def _all_ops(root: ir.Operation) -> list[ir.Operation]:
+    """Every op under `root` (itself included), nested ones too, in walk order."""
+    found: list[ir.Operation] = []
+
+    def visit(o: ir.Operation) -> ir.WalkResult:
+        found.append(o)
         return ir.WalkResult.ADVANCE
 
-    if names:
-        with module.context:
-            module.operation.walk(visit)
+    with root.context:
+        root.walk(visit)
+    return found
 
 
 def fold_copy_generics(module: ir.Module) -> int:
@@ -133,15 +135,7 @@ def fold_copy_generics(module: ir.Module) -> int:
 
 
 def _pins(op: ir.Operation) -> int:
-    n = 0
-
-    def count(o: ir.Operation) -> ir.WalkResult:
-        nonlocal n
-        n += sum(p in o.attributes for p in PINS)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(count)
-    return n
+    return sum(p in o.attributes for o in _all_ops(op) for p in PINS)
 
 
 def _reduces(o: ir.Operation) -> bool:
@@ -257,20 +251,12 @@ def _named_convs(module: ir.Module) -> tuple[str, ...]:
     `conv_1d_nwc_wcf` ran 8.5x, a `conv_2d_nhwc_fhwc` and a `conv_3d_ndhwc_dhwcf` 1.7x slower than IREE's own
     compile (generalized: the same). `KEPT_CONVS` stay named: they ran as fast named as generalized (direct,
     and with our conv rewrites), and our tile configs and codegen strategies read them by name."""
-    names: set[str] = set()
-
-    def visit(o: ir.Operation) -> ir.WalkResult:
-        if o.name.startswith(CONV_PREFIXES) and o.name not in KEPT_CONVS and not o.name.startswith(KEPT_POOLS):
-            names.add(o.name)
-        return ir.WalkResult.ADVANCE
-
-    with module.context:
-        module.operation.walk(visit)
-    return tuple(sorted(names))
+    return tuple(sorted({o.name for o in _all_ops(module.operation) if o.name.startswith(CONV_PREFIXES)
+                         and o.name not in KEPT_CONVS and not o.name.startswith(KEPT_POOLS)}))
 
 
 def _generalize(module: ir.Module, source_name: str, ops: tuple[str, ...] = GENERALIZED) -> None:
-    """Named `ops` as generics (IREE's own pass would take convs and pools too)."""
+    """Named `ops` as generics, by the transform interpreter (pins and other discardable attributes kept)."""
     from iree.compiler.dialects.transform import interpreter
 
     names = ", ".join(f'"{n}"' for n in ops)
