@@ -32,15 +32,26 @@ FUSE_ATTR, NO_FUSE_ATTR = "fusion_opt.fuse", "fusion_opt.no_fuse"
 SOURCE_ATTR = "fusion_opt.source_op"
 
 
-def strip_source_names(module: ir.Module) -> None:
-    """The planner's bookkeeping attribute off every op: printed IR shows what the user wrote or IREE reads."""
-    def drop(o: ir.Operation) -> ir.WalkResult:
-        if SOURCE_ATTR in o.attributes:
-            del o.attributes[SOURCE_ATTR]
+def all_ops(root: ir.Operation) -> list[ir.Operation]:
+    """Every op under `root` (itself included), nested ones too, in walk order: a list, so callers may
+    change attributes while they go (a walk callback may not)."""
+    found: list[ir.Operation] = []
+
+    def visit(o: ir.Operation) -> ir.WalkResult:
+        found.append(o)
         return ir.WalkResult.ADVANCE
 
+    with root.context:
+        root.walk(visit)
+    return found
+
+
+def strip_source_names(module: ir.Module) -> None:
+    """The planner's bookkeeping attribute off every op: printed IR shows what the user wrote or IREE reads."""
     with module.context:
-        module.operation.walk(drop)
+        for o in all_ops(module.operation):
+            if SOURCE_ATTR in o.attributes:
+                del o.attributes[SOURCE_ATTR]
 
 
 def bytecode(module: ir.Module) -> bytes:

@@ -20,16 +20,19 @@ def _blocks(path: Path, lang: str) -> list[str]:
     return [m.group(2) for m in _BLOCK.finditer(path.read_text()) if m.group(1) == lang]
 
 
-def _commands() -> list[tuple[str, str, bool]]:
-    """(file, command, expected to fail) for each fusion-opt line of a bash block."""
+def _command_blocks() -> list[tuple[str, list[tuple[str, bool]]]]:
+    """(file, [(command, expected to fail), ...]) per bash block with fusion-opt lines, in order: a line may
+    read what an earlier line of its block wrote (`--emit=transform -o s.mlir`, then `--transform=s.mlir`)."""
     out = []
     for path in DOCS:
         for block in _blocks(path, "bash"):
-            previous = ""
+            commands, previous = [], ""
             for line in block.splitlines():
                 if line.startswith(".venv/bin/fusion-opt "):
-                    out.append((path.name, line, previous.startswith("#") and "error" in previous))
+                    commands.append((line, previous.startswith("#") and "error" in previous))
                 previous = line.strip()
+            if commands:
+                out.append((path.name, commands))
     return out
 
 
@@ -43,23 +46,21 @@ def test_python_examples_run(path: Path) -> None:
     assert r.returncode == 0, f"{path.name}: {r.stderr[-3000:]}"
 
 
-COMMANDS = _commands()
+BLOCKS = _command_blocks()
 
 
-@pytest.mark.parametrize("doc, command, fails", COMMANDS, ids=[f"{d}:{c[21:70]}" for d, c, _ in COMMANDS])
-def test_cli_examples_run(doc: str, command: str, fails: bool, tmp_path: Path) -> None:
-    command = command.replace("/tmp/", f"{tmp_path}/")
-    if "--transform=" in command and "script.mlir" in command:  # replays the script the line before wrote
-        subprocess.run(command.split("--transform=")[0] + f"--emit=transform -o {tmp_path}/script.mlir",
-                       shell=True, cwd=ROOT, check=True, capture_output=True)
-    r = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, timeout=600)
-    if fails:
-        assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, f"{doc}: {command}\n{r.stderr}"
-    else:
-        assert r.returncode == 0, f"{doc}: {command}\n{r.stderr[-3000:]}"
-    assert "Traceback" not in r.stderr
+@pytest.mark.parametrize("doc, commands", BLOCKS, ids=[f"{d}:{c[0][0][21:70]}" for d, c in BLOCKS])
+def test_cli_examples_run(doc: str, commands: list[tuple[str, bool]], tmp_path: Path) -> None:
+    for command, fails in commands:
+        command = command.replace("/tmp/", f"{tmp_path}/")
+        r = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True, text=True, timeout=600)
+        if fails:
+            assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, f"{doc}: {command}\n{r.stderr}"
+        else:
+            assert r.returncode == 0, f"{doc}: {command}\n{r.stderr[-3000:]}"
+        assert "Traceback" not in r.stderr
 
 
 def test_examples_found() -> None:
     """The harness finds what it checks (a renamed fence or path would silently test nothing)."""
-    assert len(PYTHON) >= 3 and len(COMMANDS) >= 20
+    assert len(PYTHON) >= 3 and sum(len(c) for _, c in BLOCKS) >= 20

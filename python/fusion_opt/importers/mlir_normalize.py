@@ -48,8 +48,8 @@ from ..analysis.opdesc import RESHAPE_OPS
 from ..errors import UnsupportedError
 from .constant_reads import drop_constant_reads
 from .pad_chains import fold_pad_chains
-from ..ir import (FUSE_ATTR, NO_FUSE_ATTR, SOURCE_ATTR, PassManager, affine_constant, block_ops, functions,
-                  indexing_maps, ir, use_owner)
+from ..ir import (FUSE_ATTR, NO_FUSE_ATTR, SOURCE_ATTR, PassManager, affine_constant, all_ops, block_ops,
+                  functions, indexing_maps, ir, use_owner)
 
 PIPELINE = "builtin.module(func.func(iree-global-opt-propagate-linalg-transpose))"
 INLINE = "builtin.module(inline)"
@@ -95,7 +95,7 @@ def _source_names(module: ir.Module) -> dict[str, str]:
     through every step; a location two differently named ops share names neither. Ops inside a body are
     not looked at (`linalg.map { math.tanh }` gives its `tanh` the map's location)."""
     names: dict[str, str] = {}
-    for o in _all_ops(module.operation):
+    for o in all_ops(module.operation):
         if (o.parent is None or not o.parent.name.startswith("linalg.")) and \
                 (o.name.startswith("linalg.") and o.name != "linalg.generic" or _tensor_arith(o)):
             key = str(o.location)
@@ -104,24 +104,13 @@ def _source_names(module: ir.Module) -> dict[str, str]:
 
 
 def _mark_sources(module: ir.Module, names: dict[str, str]) -> None:
+    if not names:
+        return
     with module.context:
-        for o in _all_ops(module.operation) if names else ():
+        for o in all_ops(module.operation):
             name = names.get(str(o.location)) if o.name == "linalg.generic" else None
             if name and SOURCE_ATTR not in o.attributes:
                 o.attributes[SOURCE_ATTR] = ir.StringAttr.get(name)
-
-
-def _all_ops(root: ir.Operation) -> list[ir.Operation]:
-    """Every op under `root` (itself included), nested ones too, in walk order."""
-    found: list[ir.Operation] = []
-
-    def visit(o: ir.Operation) -> ir.WalkResult:
-        found.append(o)
-        return ir.WalkResult.ADVANCE
-
-    with root.context:
-        root.walk(visit)
-    return found
 
 
 def fold_copy_generics(module: ir.Module) -> int:
@@ -135,7 +124,7 @@ def fold_copy_generics(module: ir.Module) -> int:
 
 
 def _pins(op: ir.Operation) -> int:
-    return sum(p in o.attributes for o in _all_ops(op) for p in PINS)
+    return sum(p in o.attributes for o in all_ops(op) for p in PINS)
 
 
 def _reduces(o: ir.Operation) -> bool:
@@ -251,7 +240,7 @@ def _named_convs(module: ir.Module) -> tuple[str, ...]:
     `conv_1d_nwc_wcf` ran 8.5x, a `conv_2d_nhwc_fhwc` and a `conv_3d_ndhwc_dhwcf` 1.7x slower than IREE's own
     compile (generalized: the same). `KEPT_CONVS` stay named: they ran as fast named as generalized (direct,
     and with our conv rewrites), and our tile configs and codegen strategies read them by name."""
-    return tuple(sorted({o.name for o in _all_ops(module.operation) if o.name.startswith(CONV_PREFIXES)
+    return tuple(sorted({o.name for o in all_ops(module.operation) if o.name.startswith(CONV_PREFIXES)
                          and o.name not in KEPT_CONVS and not o.name.startswith(KEPT_POOLS)}))
 
 
