@@ -83,3 +83,37 @@ def test_vulkan_leaves_an_outer_reduction_with_a_prologue_to_iree() -> None:
         assert any(SPIRV_REASON in n for n in on_vk.notes)
     greedy_cuda = plan(graph, "greedy", cuda)
     assert any(len(g.ops) > 2 for g in greedy_cuda.groups) and not any(SPIRV_REASON in n for n in greedy_cuda.notes)
+
+
+_SLICED_MATMULS = """
+func.func @f(%x: tensor<4x256x512xf32>, %w: tensor<4x256x256xf32>, %y: tensor<512x512xf32>, %a: tensor<256x256xf32>)
+    -> (tensor<4x256x256xf32>, tensor<256x256xf32>) {
+  %z = arith.constant 0.0 : f32
+  %s = tensor.extract_slice %x[0, 0, 1] [4, 256, 256] [1, 1, 2] : tensor<4x256x512xf32> to tensor<4x256x256xf32>
+  %e = tensor.empty() : tensor<4x256x256xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x256x256xf32>) -> tensor<4x256x256xf32>
+  %b = linalg.batch_matmul ins(%s, %w : tensor<4x256x256xf32>, tensor<4x256x256xf32>) outs(%f : tensor<4x256x256xf32>) -> tensor<4x256x256xf32>
+  %t = tensor.extract_slice %y[0, 64] [256, 256] [2, 1] : tensor<512x512xf32> to tensor<256x256xf32>
+  %e2 = tensor.empty() : tensor<256x256xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<256x256xf32>) -> tensor<256x256xf32>
+  %m = linalg.matmul ins(%a, %t : tensor<256x256xf32>, tensor<256x256xf32>) outs(%f2 : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %b, %m : tensor<4x256x256xf32>, tensor<256x256xf32>
+}
+"""
+
+
+def test_sliced_operands_of_data_tiled_contractions_compile_first_time() -> None:
+    """A strided or offset slice read by a matmul or a batch matmul of a data-tiled module failed to
+    compile in IREE 3.13 (the packing held the operand on the stack) and the compile fell back three
+    times; the slices are copy regions of ours now (`tiled_slices`), compiled at once and exact."""
+    from fusion_opt.fusion.handoff import TILED_SLICE_REASON
+
+    m = fo.compile_mlir(_SLICED_MATMULS, fusion="cost")
+    assert not m.fallbacks
+    assert "--iree-opt-data-tiling" in m.artifact.flags
+    assert sum(TILED_SLICE_REASON in n for p in m.plans for n in p.notes) == 2
+    rng = np.random.default_rng(0)
+    x, w, y, a = (rng.standard_normal(s).astype(np.float32) for s in ((4, 256, 512), (4, 256, 256), (512, 512), (256, 256)))
+    b, mm = m(x, w, y, a)
+    np.testing.assert_allclose(b, x[:, :, 1::2] @ w, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(mm, a @ y[0::2, 64:320], rtol=1e-4, atol=1e-3)

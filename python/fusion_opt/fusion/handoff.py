@@ -21,6 +21,8 @@
 - `lone-slice`: a group holding only `tensor.extract_slice`s. IREE turns a slice outside regions into
   a view when it is contiguous (the stacked Q/K/V projections' slices, rewrites/siblings.py) and
   otherwise copies it itself or folds it into its consumer; as a region of ours it is a copy dispatch.
+  Not a slice that is no view read by a contraction of a data-tiled function (`tiled_slices`): IREE
+  3.13 fails to compile its own fusion of the two.
 - `lone-fill`: a group holding only splats (fills) that no output returns: one shared by many groups whose
   merge was refused (MobileViT's 4x4 zero fill, the init of 21 LayerNorm and softmax reductions, some
   reading it as an input). IREE clones a splat into each dispatch that reads it; as a region of ours it
@@ -59,7 +61,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
-from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, static_ints
 from ..analysis.classify import image_row, map_results, packed_in_copy
 from ..cost.model import is_free
 from .constraints import Constraints
@@ -205,6 +207,42 @@ def _h_lone_slice(graph: DataflowGraph, g: Group) -> str | None:
     return SLICE_REASON if all(graph.ops[i].name == "tensor.extract_slice" for i in g.ops) else None
 
 
+def slice_is_view(op: OpDesc) -> bool:
+    """A `tensor.extract_slice` whose elements are one contiguous run of its source: unit strides, and
+    whole source dims inside the first dim taken more than once (`[1, 0, 0] [1, 256, 256]` of 4x256x256)."""
+    sizes, strides = static_ints(op, "static_sizes"), static_ints(op, "static_strides")
+    src = op.operand_shapes[0] if op.operand_shapes else ()
+    if not sizes or len(sizes) != len(src) or len(strides) != len(sizes):
+        return False
+    outer = next((k for k, n in enumerate(sizes) if n != 1), len(sizes))
+    return all(strides[k] == 1 for k in range(outer, len(sizes))) and tuple(sizes[outer + 1:]) == tuple(src[outer + 1:])
+
+
+STACK_LIMIT = 32768  # bytes: IREE 3.13's llvm-cpu stack allocation limit per dispatch function (its default)
+TILED_SLICE_REASON = ("a slice that is no view, read by a contraction of a data-tiled module: IREE 3.13 fails to "
+                      "compile its own fusion of the two (\"exceeded stack allocation limit\"), so it is a copy "
+                      "region of ours")
+
+
+def tiled_slices(graph: DataflowGraph) -> set[int]:
+    """Slices that are no view (`slice_is_view`) and feed a contraction (through reshapes) in a graph that
+    IREE will data-tile (a plain matmul whose packing pays, `backends.levers.data_tiling_flags`). Left to
+    IREE, it fuses the slice into the contraction's dispatch, whose packing of the strided operand then
+    holds the whole operand on the stack: the compile fails, also in IREE's own formation (a row-strided,
+    column-strided or offset sub-block slice into a matmul or a batch matmul; test_handoff_iree_bugs.py).
+    Kept as a region of ours, the copy compiles and costs what IREE's fallback copy does. The stack held
+    the slice plus 4 KiB read as the left operand, half of it as the right one: a 16 KiB slice compiled
+    (20 KiB of stack), 32 KiB did not (36 KiB), so slices from half the limit up are kept."""
+    from ..backends.levers import packing_pays
+    from ..cost.model import data_tileable
+
+    if not any(data_tileable(op) and packing_pays(op) for op in graph.ops):
+        return set()
+    return {op.index for op in graph.ops if op.name == "tensor.extract_slice" and not slice_is_view(op)
+            and op.bytes_written >= STACK_LIMIT // 2
+            and any(graph.ops[c].kind is OpKind.CONTRACTION for c in _through_reshapes(graph, op.index))}
+
+
 FILL_REASON = ("left to IREE: a splat alone, which IREE clones into each dispatch reading it; as a region of ours "
                "it is a dispatch, and two reductions of one dispatch accumulating into it fail to compile")
 
@@ -329,6 +367,8 @@ def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
     `only`: just these rules of `HANDOFFS` (by name), and no `feeds-iree`: the `none` strategy takes
     `lone-fill` alone (fusion/__init__.py)."""
     pinned = set().union(*constraints.pins) if constraints is not None and constraints.pins else set()
+    sliced = tiled_slices(graph) if data_tiling else set()
+    pinned |= sliced
     rules = [h.check for h in HANDOFFS if only is None or h.name in only] \
         + ([partial(_h_packed_copy, pack_cols=pack_cols)] if data_tiling else []) \
         + ([_h_spirv_outer_reduction] if spirv else [])
@@ -349,7 +389,9 @@ def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
         held |= grown
     held_notes = tuple(f"ops {', '.join(map(str, g.ops))} ({g.kind}): kept: {HELD_REASON}" for g in keep
                        if held & set(g.ops))
-    kept_notes = tuple(n for g in keep if data_tiling and (n := _kept_copy_note(graph, g, pack_cols)))
+    kept_notes = tuple(n for g in keep if data_tiling and (n := _kept_copy_note(graph, g, pack_cols))) \
+        + tuple(f"ops {', '.join(map(str, g.ops))} ({g.kind}): kept: {TILED_SLICE_REASON}" for g in keep
+                if sliced & set(g.ops))
     if not handed:
         return replace(plan, notes=plan.notes + kept_notes + held_notes) if kept_notes or held_notes else plan
     groups = tuple(replace(g, id=k) for k, g in enumerate(keep))
