@@ -24,6 +24,14 @@ class UnknownStrategyError(PlanError, ValueError):
     """A strategy name no planner answers to (a ValueError too, for API callers)."""
 
 
+# The rules of fusion/handoff.py the other strategies take after planning (`cost` takes them all): those
+# that keep IREE 3.13 from failing, not the ones that only gain speed. `lone-fill`: two equal zero-fill
+# regions, each a matmul's init, were accumulated into one buffer (fuzz seed 29632, `none`); `constant`:
+# a region of splat arithmetic, folded by IREE into returned splats, failed to compile ("'vector.store' op
+# write affecting operations on global resources", seeds 22255 and 25794, `greedy`).
+STRATEGY_HANDOFFS: dict[str, tuple[str, ...]] = {"none": ("lone-fill",), "greedy": ("constant", "lone-fill")}
+
+
 def plan(graph: DataflowGraph, strategy: str = DEFAULT_STRATEGY, target=None,
          constraints: Constraints | None = None, split_epilogues: bool = True) -> FusionPlan:
     """Plan one function with the named strategy; with a TargetDesc, every group is priced on it.
@@ -32,7 +40,8 @@ def plan(graph: DataflowGraph, strategy: str = DEFAULT_STRATEGY, target=None,
     its merges gated by the cost model; needs a target (host if None). Its groups are then post-processed:
     contraction epilogues whose result is padded for a conv are handed to IREE where the cost model says
     so (`split_epilogues`, fusion/epilogue_split.py; part of pattern `pad-conv`), and groups better left to
-    IREE are handed back (fusion/handoff.py).
+    IREE are handed back (fusion/handoff.py). "none" and "greedy" take the hand-off rules of
+    `STRATEGY_HANDOFFS` only (and "greedy" on SPIR-V `spirv-outer-reduction`).
     `constraints`: pins, barriers and a merge cap (see fusion/constraints.py) the plan obeys.
     """
     from .costed import annotate
@@ -66,14 +75,12 @@ def plan(graph: DataflowGraph, strategy: str = DEFAULT_STRATEGY, target=None,
         raise UnknownStrategyError(
             f"unknown fusion strategy '{strategy}' (choose from {', '.join(STRATEGY_NAMES)})") from None
     result = planner(graph, **kw)
-    if strategy == "none":  # splats to IREE, which clones them (a correctness rule there: fusion/handoff.py)
+    only = STRATEGY_HANDOFFS.get(strategy, ())
+    spirv = target is not None and target.spirv and strategy == "greedy"  # the miscompile of handoff.py
+    if only or spirv:
         from .handoff import hand_padded_groups_to_iree
 
-        result = hand_padded_groups_to_iree(result, graph, constraints, only=("lone-fill",))
-    if target is not None and target.spirv and strategy == "greedy":  # the same miscompile (handoff.py)
-        from .handoff import hand_padded_groups_to_iree
-
-        result = hand_padded_groups_to_iree(result, graph, constraints, spirv=True)
+        result = hand_padded_groups_to_iree(result, graph, constraints, only=only, spirv=spirv)
     return annotate(result, graph, target) if target is not None else result
 
 

@@ -57,7 +57,10 @@ def boundary(plan: FusionPlan, graph: DataflowGraph) -> list[tuple[int, int, Dec
         if p in cloned or (p in of and of.get(c) == of[p]):
             continue
         d = decided.get((p, c))
-        if d is not None and d.fused:  # a planner that says "fused" across groups: show it anyway
+        if d is not None and d.fused and (p not in of or c not in of):  # a group given back after planning
+            d = Decision(p, c, False, f"refused: [hand-off] left to IREE's own formation by a hand-off rule "
+                                      f"(the plan's notes say which; the planner had fused it: {d.reason})")
+        elif d is not None and d.fused:  # a planner that says "fused" across groups: show it anyway
             d = Decision(p, c, False, f"refused: placed in different groups (decision said: {d.reason})")
         out.append((p, c, d))
     return out
