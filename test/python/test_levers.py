@@ -98,3 +98,45 @@ def test_opt_level_is_o3_for_the_cost_mode_on_cpus_unless_the_user_chose():
     assert opt_level_flags("greedy", "llvm-cpu") == () and opt_level_flags("cost", "sm_80") == ()
     assert opt_level_flags("cost", "llvm-cpu", user_flags=(f"{OPT_LEVEL}=O1",)) == ()
     assert f"{OPT_LEVEL}=O3" in module_flags([], "cost", "host")
+
+
+_CONCATS = """
+func.func @f(%a: tensor<16x8xf32>, %b: tensor<16x24xf32>, %c: tensor<1x4x8xf32>, %w: tensor<32x24xf32>)
+    -> (tensor<16x24xf32>, tensor<1x8x8xf32>) {
+  %inner = tensor.concat dim(1) %a, %b : (tensor<16x8xf32>, tensor<16x24xf32>) -> tensor<16x32xf32>
+  %outer = tensor.concat dim(1) %c, %c : (tensor<1x4x8xf32>, tensor<1x4x8xf32>) -> tensor<1x8x8xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x24xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x24xf32>) -> tensor<16x24xf32>
+  %m = linalg.matmul ins(%inner, %w : tensor<16x32xf32>, tensor<32x24xf32>) outs(%f : tensor<16x24xf32>) -> tensor<16x24xf32>
+  return %m, %outer : tensor<16x24xf32>, tensor<1x8x8xf32>
+}
+"""
+
+
+def test_inner_dim_concats_keep_iree_from_transposing_them_beside_our_regions():
+    """IREE rewrote a concat along an inner dim as transposes around an outer-dim concat, which it could not
+    fuse into our matmul's region: 5 dispatches (4 transposes) against 4 (3 copies) in its own formation.
+    A concat along the outermost non-unit dim (`[1, 8, 8]` along 1) is not rewritten and asks for nothing."""
+    import numpy as np
+
+    import fusion_opt as fo
+    from fusion_opt.backends.levers import OUTER_DIM_CONCAT, concat_flags, inner_concat
+    from ir_helpers import describe_text
+
+    _, _, _, g, _ = describe_text(_CONCATS)
+    concats = [op for op in g.ops if op.name == "tensor.concat"]
+    assert [inner_concat(op) for op in concats] == [True, False]
+    flag = (f"{OUTER_DIM_CONCAT}=false",)
+    assert concat_flags([g], "cost") == flag and concat_flags([g], "greedy") == ()
+    assert concat_flags([g], "cost", user_flags=(f"{OUTER_DIM_CONCAT}=true",)) == ()
+    assert concat_flags([SimpleNamespace(ops=concats[1:])], "cost") == ()
+
+    m = fo.compile_mlir(_CONCATS, fusion="cost")
+    iree = fo.compile_mlir(_CONCATS, fusion="iree")
+    assert flag[0] in m.artifact.flags and m.dispatch_count <= iree.dispatch_count
+    rng = np.random.default_rng(0)
+    a, b, c, w = (rng.standard_normal(s).astype(np.float32) for s in ((16, 8), (16, 24), (1, 4, 8), (32, 24)))
+    mm, outer = m(a, b, c, w)
+    np.testing.assert_allclose(mm, np.concatenate([a, b], 1) @ w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(outer, np.concatenate([c, c], 1))

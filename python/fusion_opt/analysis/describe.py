@@ -43,7 +43,7 @@ TRANSCENDENTAL_FLOPS = {"math.powf": 100, "math.exp": 40, "math.exp2": 40, "math
                         "math.cos": 40, "math.atan": 40, "math.atan2": 40}
 TERMINATORS = frozenset({"linalg.yield", "tensor.yield"})
 KEPT_ATTRS = ("strides", "dilations", "static_low", "static_high", "reassociation", "dimensions", "dimension",
-              "permutation", "static_offsets", "static_sizes", "static_strides")
+              "permutation", "static_offsets", "static_sizes", "static_strides", "dim")
 _ITER = re.compile(r"<(\w+)>")
 _FILE_LOC = re.compile(r'loc\("([^"]*)":(\d+):(\d+)')
 _NAME_LOC = re.compile(r'loc\("([^"]*)"\)')
