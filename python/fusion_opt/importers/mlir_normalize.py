@@ -15,6 +15,8 @@ The steps, in order:
    ops on whole tensors made generics (`convert-elementwise-to-linalg`), as IREE does before it forms
    dispatches: a helper called twice planned one group per call (2 dispatches, IREE 1), a tensor-level
    `cmpf` + `select` after a reduction stayed outside every group (2 dispatches, IREE 1);
+   Then a generic that only gathers `x[c, ...]` at constant indices becomes a `tensor.extract_slice`
+   (importers/constant_gathers.py, as on the ONNX path: an unrolled recurrence's per-step reads);
 1. unit dims folded where a reduction keeps one (IREE's fold-unit-extent-dims, as the ONNX path runs
    it; named transposes generalized first, since the pass leaves them alone): a keepdim LayerNorm
    3 -> 1 dispatch, a torch-mlir style [1, H, S, D] attention 5 -> 4;
@@ -46,6 +48,7 @@ from __future__ import annotations
 
 from ..analysis.opdesc import RESHAPE_OPS
 from ..errors import UnsupportedError
+from .constant_gathers import slice_constant_gathers
 from .constant_reads import drop_constant_reads
 from .pad_chains import fold_pad_chains
 from ..ir import (FUSE_ATTR, NO_FUSE_ATTR, SOURCE_ATTR, PassManager, affine_constant, all_ops, block_ops,
@@ -79,6 +82,7 @@ def normalize(module: ir.Module, source_name: str) -> int:
     _inline(module, source_name)
     names = _source_names(module)
     _linalgize(module, source_name)
+    slice_constant_gathers(module)
     _fold_unit_dims(module, source_name)  # a batch of one folded first: a transpose may then feed its matmul
     _propagate_transposes(module, source_name)
     _generalize(module, source_name, GENERALIZED + _named_convs(module))

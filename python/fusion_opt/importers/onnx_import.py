@@ -11,6 +11,7 @@ import onnx
 
 from ..errors import InputError, UnsupportedError
 from ..ir import PassManager, bytecode, ir, new_session
+from .constant_gathers import slice_constant_gathers
 from .constant_reads import drop_constant_reads
 from .isolate import run_isolated
 from .mlir_normalize import fold_copy_generics
@@ -336,6 +337,7 @@ def _global_opt(path: str, where: str, via_text: bool = False) -> bytes:
     drop_constant_reads(module)  # a constant in a map crashes the transpose propagation (constant_reads)
     _run(module, GLOBAL_OPT, linalg.context, where)
     _run(module, FOLD_UNIT_DIMS, linalg.context, where)
+    slice_constant_gathers(module)  # a recurrence's per-step `x[t]` gathers: views (constant_gathers)
     return bytecode(module)
 
 
