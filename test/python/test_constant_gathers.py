@@ -29,8 +29,8 @@ def test_an_unrolled_gru_reads_its_steps_through_slices():
     assert not gathers and len(slices) >= 6 and not m.fallbacks
 
 
-def test_only_plain_reads_at_constant_indices_are_slices():
-    from fusion_opt.importers.constant_gathers import gather_slice
+def test_only_plain_reads_at_constant_indices_read_by_slices_are_slices():
+    from fusion_opt.importers.constant_gathers import _read_by_slices, gather_slice
     from fusion_opt.ir import all_ops
 
     text = open(__file__.replace("python/test_constant_gathers.py", "lit/import/constant-gather.mlir")).read()
@@ -40,5 +40,6 @@ def test_only_plain_reads_at_constant_indices_are_slices():
         with session.context:
             gathers = [o for o in all_ops(module.operation) if o.name == "linalg.generic"
                        and any(b.operation.name == "tensor.extract" for b in o.regions[0].blocks[0].operations)]
-            verdicts += [gather_slice(o) is not None for o in gathers]
-    assert verdicts == [True, False, False]
+            verdicts += [(gather_slice(o) is not None, _read_by_slices(o)) for o in gathers]
+    # a plain gather read by slices; a computed index; a transposed read; a row an add reads (no slice)
+    assert verdicts == [(True, True), (False, True), (False, True), (True, False)]

@@ -1,4 +1,4 @@
-"""Gathers at constant indices made slices: `x[t]` of a computed tensor is a view, not a dispatch.
+"""Gathers at constant indices read only by slices made slices: `x[t]` of a computed tensor is a view.
 
 Why: torch-mlir lowers a recurrence (ONNX `GRU`, `LSTM`) unrolled, and reads each step's input
 projection `[T, 1, 3H]` at a constant step `t` as a generic whose body is `tensor.extract %proj[%t, %j]`
@@ -10,7 +10,7 @@ readers. Numbers are unchanged: the same elements are read.
 """
 from __future__ import annotations
 
-from ..ir import FUSE_ATTR, NO_FUSE_ATTR, defining_op, indexing_maps, ir, tensor
+from ..ir import FUSE_ATTR, NO_FUSE_ATTR, defining_op, indexing_maps, ir, tensor, use_owner
 
 
 def slice_constant_gathers(root: ir.Module | ir.Operation) -> int:
@@ -18,7 +18,7 @@ def slice_constant_gathers(root: ir.Module | ir.Operation) -> int:
     found: list[tuple[ir.Operation, tuple[ir.Value, list[int], list[int]]]] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "linalg.generic" and (s := gather_slice(op)) is not None:
+        if op.name == "linalg.generic" and _read_by_slices(op) and (s := gather_slice(op)) is not None:
             found.append((op, s))
         return ir.WalkResult.ADVANCE
 
@@ -31,6 +31,15 @@ def slice_constant_gathers(root: ir.Module | ir.Operation) -> int:
             op.results[0].replace_all_uses_with(out.result)
             op.erase()
     return len(found)
+
+
+def _read_by_slices(op: ir.Operation) -> bool:
+    """Only a gather whose every reader is a slice (a GRU step splitting its row into gates): such a gather
+    can join no group and was a dispatch of its own. A gather an elementwise op reads (an LSTM or Elman RNN
+    step adding its row) joins the matmul's epilogue as it is (legality `side-input`, `_row_gather`); made
+    a slice, an unseen Elman RNN planned 154 dispatches instead of 100."""
+    uses = list(op.results[0].uses)
+    return bool(uses) and all(use_owner(u).name == "tensor.extract_slice" for u in uses)
 
 
 def gather_slice(op: ir.Operation) -> tuple[ir.Value, list[int], list[int]] | None:
