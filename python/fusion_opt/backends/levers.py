@@ -90,9 +90,14 @@ def data_tiling_flags(graphs: Iterable[DataflowGraph], fusion: str, target: str,
     if any(f.startswith(DATA_TILING) for f in user_flags) or \
             not data_tiling_planned(fusion, target, tile_sizes, codegen_strategies):
         return ()
+    return (DATA_TILING,) if any(asks_for_data_tiling(g.ops) for g in graphs) else ()
+
+
+def asks_for_data_tiling(ops: Iterable[OpDesc]) -> bool:
+    """Some op is a data-tileable contraction whose packing pays: the module gets `DATA_TILING`."""
     from ..cost.model import data_tileable
 
-    return (DATA_TILING,) if any(data_tileable(op) and packing_pays(op) for g in graphs for op in g.ops) else ()
+    return any(data_tileable(op) and packing_pays(op) for op in ops)
 
 
 def const_expr_flags(graphs: Iterable[DataflowGraph], user_flags: Sequence[str] = ()) -> tuple[str, ...]:

@@ -229,14 +229,13 @@ def tiled_slices(graph: DataflowGraph) -> set[int]:
     IREE will data-tile (a plain matmul whose packing pays, `backends.levers.data_tiling_flags`). Left to
     IREE, it fuses the slice into the contraction's dispatch, whose packing of the strided operand then
     holds the whole operand on the stack: the compile fails, also in IREE's own formation (a row-strided,
-    column-strided or offset sub-block slice into a matmul or a batch matmul; test_handoff_iree_bugs.py).
+    column-strided or offset sub-block slice into a matmul or a batch matmul; test_handoff.py).
     Kept as a region of ours, the copy compiles and costs what IREE's fallback copy does. The stack held
     the slice plus 4 KiB read as the left operand, half of it as the right one: a 16 KiB slice compiled
     (20 KiB of stack), 32 KiB did not (36 KiB), so slices from half the limit up are kept."""
-    from ..backends.levers import packing_pays
-    from ..cost.model import data_tileable
+    from ..backends.levers import asks_for_data_tiling
 
-    if not any(data_tileable(op) and packing_pays(op) for op in graph.ops):
+    if not asks_for_data_tiling(graph.ops):
         return set()
     return {op.index for op in graph.ops if op.name == "tensor.extract_slice" and not slice_is_view(op)
             and op.bytes_written >= STACK_LIMIT // 2
@@ -367,14 +366,13 @@ def hand_padded_groups_to_iree(plan: FusionPlan, graph: DataflowGraph,
     `only`: just these rules of `HANDOFFS` (by name), and no `feeds-iree`: the `none` strategy takes
     `lone-fill` alone (fusion/__init__.py)."""
     pinned = set().union(*constraints.pins) if constraints is not None and constraints.pins else set()
-    sliced = tiled_slices(graph) if data_tiling else set()
-    pinned |= sliced
+    sliced = tiled_slices(graph) if data_tiling else set()  # never handed back either, with a note
     rules = [h.check for h in HANDOFFS if only is None or h.name in only] \
         + ([partial(_h_packed_copy, pack_cols=pack_cols)] if data_tiling else []) \
         + ([_h_spirv_outer_reduction] if spirv else [])
     held: set[int] = set()  # ops whose group stays ours: handed back too, IREE would miscompile (`misfused_reads`)
     while True:
-        keep, handed = _select(plan, graph, rules, pinned | held, feeds=only is None)
+        keep, handed = _select(plan, graph, rules, pinned | sliced | held, feeds=only is None)
         left = set(plan.unplaced).union(*(g.ops for g, _ in handed))
         wrong = misfused_reads(graph, left)
         if not wrong:

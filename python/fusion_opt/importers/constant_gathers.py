@@ -99,12 +99,9 @@ def gather_slice(op: ir.Operation) -> tuple[ir.Value, list[int], list[int]] | No
 def _moves_elements(op: ir.Operation | None) -> bool:
     """A transpose or another copy-only generic: its gathers are left to rewrites/transposed_gather.py,
     which reads them from the copy's source and erases the copy (a slice of it would keep the copy)."""
-    if op is None or op.name == "linalg.transpose":
-        return op is not None
-    if op.name != "linalg.generic" or len(op.operands) != 2:
-        return False
-    body = list(op.regions[0].blocks[0].operations)
-    return len(body) == 1 and body[0].operation.operands[0] == op.regions[0].blocks[0].arguments[0]
+    from .mlir_normalize import copy_only  # it imports this module
+
+    return op is not None and (op.name == "linalg.transpose" or copy_only(op))
 
 
 def _int_constant(v: ir.Value) -> int | None:
