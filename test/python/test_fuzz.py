@@ -166,3 +166,12 @@ def test_a_product_added_in_one_body_is_not_held_bitwise() -> None:
     loop order changed): 1 ulp, inside the bound, not a fusion bug. Output 1 is held to the bound only."""
     assert random_graph(29627).heavy_upstream()[1]
     assert not random_graph(29627).heavy_upstream()[0]  # the other outputs stay bitwise
+
+
+def test_a_product_moved_by_a_transpose_and_slice_then_added_is_not_held_bitwise() -> None:
+    """Seed 31403: `|x| * (y * y)` transposed and sliced, then `+ y`: fused into one dispatch, LLVM contracts
+    the product and the add into a fused multiply-add (2 elements 1 ulp off `none`), as it does when the add
+    reads the product directly. The reader looks through transposes, slices and reshapes for the product."""
+    g = random_graph(31403)
+    assert g.heavy_upstream() == [True]
+    assert not random_graph(29627).heavy_upstream()[0]  # an output that adds no product stays bitwise

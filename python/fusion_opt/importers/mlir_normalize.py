@@ -34,7 +34,10 @@ The steps, in order:
    its dispatch formation runs them; reshapes stay outside our regions, so a matmul over a collapsed
    `[B*S, K]` input expanded back before its epilogue planned 2 dispatches, IREE 1; now 1. A torch-mlir
    style `[1, H, S, D]` attention 4 -> 3, IREE 4);
-4. a copy-only generic (a broadcast or transpose) whose every reader is a generic folded into those
+4. a generic applying an idempotent op to one tensor twice (`max(t, t)`) replaced by `t`, as IREE's own
+   formation folds it first (in a region of ours IREE folded it after, and a region returning the value
+   twice came back wrong, fuzz seed 31670); then
+   a copy-only generic (a broadcast or transpose) whose every reader is a generic folded into those
    readers' maps, as IREE's elementwise fusion does before it forms dispatches (the `side-input` rule
    would otherwise keep a broadcast bias out of its matmul's epilogue). The ONNX importer runs this
    step too, for an `Expand` read by an `Add`: matmul + Expand + Add + Relu 2 -> 1 dispatch (none of
@@ -88,6 +91,7 @@ def normalize(module: ir.Module, source_name: str) -> int:
     _generalize(module, source_name, GENERALIZED + _named_convs(module))
     _move_reshapes(module, source_name)
     fold_pad_chains(module)
+    fold_idempotent_generics(module)
     folded = fold_copy_generics(module)
     _mark_sources(module, names)
     return folded
@@ -115,6 +119,47 @@ def _mark_sources(module: ir.Module, names: dict[str, str]) -> None:
             name = names.get(str(o.location)) if o.name == "linalg.generic" else None
             if name and SOURCE_ATTR not in o.attributes:
                 o.attributes[SOURCE_ATTR] = ir.StringAttr.get(name)
+
+
+# Body ops f with f(a, a) = a: a generic applying one to the same tensor twice is that tensor.
+IDEMPOTENT = frozenset({"arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.andi",
+                        "arith.ori", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui"})
+
+
+def fold_idempotent_generics(module: ir.Module) -> int:
+    """Replace each `max(t, t)`-like generic by `t`; returns how many. IREE folds such an op inside a
+    dispatch region of ours into the value it reads, and a region then returning that value twice came
+    back wrong from IREE 3.13: exp, tanh and max(tanh, tanh) in one region returned the exp for the max
+    (fuzz seed 31670, where CSE had made two equal tanh ops one; test/fuzz/iree/idempotent-result.mlir).
+    IREE's own formation folds it before forming dispatches, as this does before planning."""
+    folded = 0
+    with module.context:
+        for f in functions(module):
+            for o in block_ops(f):
+                src = _idempotent_source(o)
+                if src is not None:
+                    o.results[0].replace_all_uses_with(src)
+                    o.erase()
+                    folded += 1
+    return folded
+
+
+def _idempotent_source(o: ir.Operation) -> ir.Value | None:
+    """The tensor `o` reads twice when it is an all-parallel, identity-mapped generic whose body is one
+    `IDEMPOTENT` op of its two inputs, both that tensor; else None."""
+    if o.name != "linalg.generic" or len(o.results) != 1 or len(o.operands) != 3 or any(p in o.attributes for p in PINS):
+        return None
+    a, b = o.operands[0], o.operands[1]
+    maps = indexing_maps(o)
+    body = list(o.regions[0].blocks[0].operations)
+    if a != b or a.type != o.results[0].type or any(m != ir.AffineMap.get_identity(m.n_dims) for m in maps) \
+            or len(body) != 2 or body[0].operation.name not in IDEMPOTENT:
+        return None
+    args = o.regions[0].blocks[0].arguments
+    op = body[0].operation
+    if {op.operands[0], op.operands[1]} != {args[0], args[1]} or body[1].operation.operands[0] != op.results[0]:
+        return None
+    return a
 
 
 def fold_copy_generics(module: ir.Module) -> int:
