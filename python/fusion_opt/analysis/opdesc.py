@@ -66,6 +66,12 @@ class OpDesc:
 _INT = re.compile(r"-?\d+")
 
 
+def outermost_non_unit(shape: tuple[int, ...] | list[int]) -> int:
+    """The first dim of `shape` whose extent is not 1 (its rank when every one is): where a slice or a concat
+    is still one contiguous run of memory, as IREE reasons about both."""
+    return next((k for k, n in enumerate(shape) if n != 1), len(shape))
+
+
 def static_ints(op: OpDesc, key: str) -> tuple[int, ...]:
     """An `array<i64: 0, 1, 1>` attribute kept in `op.attrs` (`static_low`, `static_offsets`, ...) as
     (0, 1, 1); () when absent."""

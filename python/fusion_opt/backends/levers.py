@@ -16,7 +16,7 @@ import math
 
 from collections.abc import Iterable, Sequence
 
-from ..analysis.opdesc import DataflowGraph, OpDesc
+from ..analysis.opdesc import DataflowGraph, OpDesc, outermost_non_unit
 from ..errors import UnsupportedError
 from .targets import get_target
 
@@ -151,9 +151,7 @@ def inner_concat(op: OpDesc) -> bool:
     text = dict(op.attrs).get("dim")
     if op.name != "tensor.concat" or text is None or not op.result_shapes:
         return False
-    shape = op.result_shapes[0]
-    outer = next((k for k, n in enumerate(shape) if n != 1), len(shape))
-    return int(text.split(":")[0]) > outer
+    return int(text.split(":")[0]) > outermost_non_unit(op.result_shapes[0])
 
 
 def concat_flags(graphs: Iterable[DataflowGraph], fusion: str, user_flags: Sequence[str] = ()) -> tuple[str, ...]:

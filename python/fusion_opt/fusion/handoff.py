@@ -61,7 +61,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
-from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, static_ints
+from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, outermost_non_unit, static_ints
 from ..analysis.classify import image_row, map_results, packed_in_copy
 from ..cost.model import is_free
 from .constraints import Constraints
@@ -214,7 +214,7 @@ def slice_is_view(op: OpDesc) -> bool:
     src = op.operand_shapes[0] if op.operand_shapes else ()
     if not sizes or len(sizes) != len(src) or len(strides) != len(sizes):
         return False
-    outer = next((k for k, n in enumerate(sizes) if n != 1), len(sizes))
+    outer = outermost_non_unit(sizes)
     return all(strides[k] == 1 for k in range(outer, len(sizes))) and tuple(sizes[outer + 1:]) == tuple(src[outer + 1:])
 
 

@@ -10,20 +10,14 @@ readers. Numbers are unchanged: the same elements are read.
 """
 from __future__ import annotations
 
-from ..ir import FUSE_ATTR, NO_FUSE_ATTR, defining_op, indexing_maps, ir, tensor, use_owner
+from ..ir import FUSE_ATTR, NO_FUSE_ATTR, all_ops, defining_op, indexing_maps, ir, tensor, use_owner
 
 
 def slice_constant_gathers(root: ir.Module | ir.Operation) -> int:
     """Rewrite every `gather_slice` generic in `root` as a slice; returns how many."""
-    found: list[tuple[ir.Operation, tuple[ir.Value, list[int], list[int]]]] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == "linalg.generic" and _read_by_slices(op) and (s := gather_slice(op)) is not None:
-            found.append((op, s))
-        return ir.WalkResult.ADVANCE
-
     with root.context, ir.Location.unknown():
-        root.operation.walk(visit)
+        found = [(op, s) for op in all_ops(root.operation) if op.name == "linalg.generic" and _read_by_slices(op)
+                 and (s := gather_slice(op)) is not None]
         for op, (src, offsets, sizes) in found:
             with ir.InsertionPoint(op), op.location:
                 t = ir.RankedTensorType(src.type)
