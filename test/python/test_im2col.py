@@ -288,3 +288,74 @@ def test_a_conv_over_a_batch_is_one_matmul_transposed_back() -> None:
     want = np.einsum("ncok,fck->nfo", np.lib.stride_tricks.sliding_window_view(x, 3, axis=2)[:, :, ::2], w)
     np.testing.assert_allclose(np.asarray(ours(x, w)), want, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(np.asarray(direct(x, w)), want, rtol=1e-4, atol=1e-4)
+
+
+POINTWISE_BATCH = """
+func.func @pw(%x: tensor<2x48x10x30xf32>, %w1: tensor<64x48xf32>, %b1: tensor<64xf32>, %w2: tensor<40x64xf32>)
+    -> tensor<2x40x10x30xf32> {
+  %z = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<2x64x10x30xf32>
+  %i1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<2x64x10x30xf32>) -> tensor<2x64x10x30xf32>
+  %y1 = linalg.generic {indexing_maps = [affine_map<(n, f, h, w, c) -> (n, c, h, w)>, affine_map<(n, f, h, w, c) -> (f, c)>,
+                                         affine_map<(n, f, h, w, c) -> (n, f, h, w)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w1 : tensor<2x48x10x30xf32>, tensor<64x48xf32>) outs(%i1 : tensor<2x64x10x30xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %o, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<2x64x10x30xf32>
+  %r1 = linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (f)>,
+                                         affine_map<(n, f, h, w) -> (n, f, h, w)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y1, %b1 : tensor<2x64x10x30xf32>, tensor<64xf32>) outs(%e1 : tensor<2x64x10x30xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    %t = arith.maximumf %s, %z : f32
+    linalg.yield %t : f32
+  } -> tensor<2x64x10x30xf32>
+  %e2 = tensor.empty() : tensor<2x40x10x30xf32>
+  %i2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<2x40x10x30xf32>) -> tensor<2x40x10x30xf32>
+  %y2 = linalg.generic {indexing_maps = [affine_map<(n, f, h, w, c) -> (n, c, h, w)>, affine_map<(n, f, h, w, c) -> (f, c)>,
+                                         affine_map<(n, f, h, w, c) -> (n, f, h, w)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%r1, %w2 : tensor<2x64x10x30xf32>, tensor<40x64xf32>) outs(%i2 : tensor<2x40x10x30xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %o, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<2x40x10x30xf32>
+  return %y2 : tensor<2x40x10x30xf32>
+}
+"""
+
+
+def test_a_pointwise_conv_over_a_batch_is_a_2d_matmul_between_transposes() -> None:
+    """Two 1x1 convs over a batch of 2 with a bias + ReLU between: each is a split contraction (M = (n, h, w),
+    the channel between n and h in the input), priced `contraction.split`; rewritten, each is one 2-D
+    linalg.matmul, the transposes between them cancel, and the result equals numpy's and the direct build's."""
+    from fusion_opt.cost.model import efficiency_key, split_matmul
+    from fusion_opt.rewrites.im2col import find_convs, pointwise_over_batch
+
+    _, _, _, graph, _ = describe_text(POINTWISE_BATCH)
+    convs = [o for o in graph.ops if o.kind is OpKind.CONTRACTION]
+    assert len(convs) == 2 and all(pointwise_over_batch(o) and split_matmul(o) for o in convs)
+    host = get_target_desc("host")
+    assert efficiency_key(convs[0], host) == "contraction.split"
+    lay = layout(convs[0], batched=True)
+    assert lay is not None and lay.batch == 0 and lay.copy and lay.red == (4,)
+    assert layout(convs[0]) is None                            # only the batched conv strategy takes it
+    assert [len(find_convs(graph, min_k=k)) for k in (48, 64, 65)] == [2, 1, 0]   # input channels 48 and 64
+    ours = fo.compile_mlir(POINTWISE_BATCH)
+    direct = fo.compile_mlir(POINTWISE_BATCH, disable_patterns=["conv-strategy"])
+    assert sum("): im2col + matmul (" in n for n in ours.plan.notes) == 2
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 48, 10, 30)).astype(np.float32)
+    w1 = (rng.standard_normal((64, 48)) / 7).astype(np.float32)
+    b1 = rng.standard_normal(64).astype(np.float32)
+    w2 = (rng.standard_normal((40, 64)) / 8).astype(np.float32)
+    h = np.maximum(np.einsum("nchw,fc->nfhw", x, w1) + b1[None, :, None, None], 0)
+    want = np.einsum("nchw,fc->nfhw", h, w2)
+    got = np.asarray(ours(x, w1, b1, w2))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got, np.asarray(direct(x, w1, b1, w2)), rtol=1e-5, atol=1e-5)

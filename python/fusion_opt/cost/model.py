@@ -160,6 +160,8 @@ def efficiency_key(op: OpDesc, t: TargetDesc | None = None) -> str:
             return "contraction.data_tiled"
         if batch_matmul_rows(op) is not None:
             return "contraction.batch"
+        if split_matmul(op):
+            return "contraction.split"
     if op.kind is OpKind.CONVOLUTION:
         window, chan = _window_split(op)
         cpu = _cpu(t)
@@ -218,6 +220,15 @@ def matmul_dims(op: OpDesc) -> tuple[list[int], list[int], list[int], list[int]]
     par = [d for d, it in enumerate(op.iterator_types) if it == "parallel"]
     return ([d for d in par if d in a and d in b], [d for d in par if d in a and d not in b],
             [d for d in par if d in b and d not in a], [d for d, it in enumerate(op.iterator_types) if it != "parallel"])
+
+
+def split_matmul(op: OpDesc) -> bool:
+    """A contraction whose M or N side is several loops that do not collapse into one (`loops_collapse`): a
+    1x1 conv over a batch as imported, `out[n, f, s] += x[n, c, s] * w[f, c]`, M = (n, s) with the channel
+    between them in `x`. IREE 3.13 neither packs nor vectorizes it well: 12-58 GFLOP/s measured, 2.4-8.8x the
+    `contraction` price (12 shapes, 2026-12-06; rewrites/im2col.py `pointwise_over_batch`)."""
+    dims = matmul_dims(op)
+    return dims is not None and any(len(side) > 1 and not loops_collapse(op, side) for side in dims[1:3])
 
 
 def batch_matmul_rows(op: OpDesc) -> int | None:

@@ -80,6 +80,9 @@ class TargetDesc:
         # 14x14 Winograd convs of ResNet-50 and Inception-v2 go to im2col: paired 0.92-0.93x, 0.95-0.96x;
         # DenseNet-121, Inception-v1, SqueezeNet, VGG-19 and ShuffleNet plan the same
         "contraction.batch": 0.85,
+        # a contraction whose M or N loops do not collapse into one (model.split_matmul: a 1x1 conv over a
+        # batch as imported): 12 shapes ran at 12-58 GFLOP/s here, 2.4-8.8x their price at `contraction`
+        "contraction.split": 0.15,
         # a contraction reading an input with a stride (ResNet-50's stride-2 1x1 convs as matmuls:
         # 1024x14x14x512 at 2.9 GFLOP/s, against 84 for numpy's sgemm on one core)
         "contraction.strided": 0.03,

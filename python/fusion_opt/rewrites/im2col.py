@@ -21,7 +21,9 @@ it; it also gave wrong ResNet-50 numbers once an epilogue landed in another conv
 (same products, same accumulation order over the reduction loops): results match the direct conv.
 Grouped convs (a group dim leading input, filter and output) become a matmul batched over the groups:
 a generic that IREE's data tiling packs for windowed ones, a named `linalg.batch_matmul` in IREE's own
-tiles for 1x1 ones (see `apply_im2col`). Depthwise convs (no channel reduction) are not matmuls:
+tiles for 1x1 ones (see `apply_im2col`). A 1x1 conv over a batch of images (`pointwise_over_batch`) becomes a
+transpose of its input to `[C, N, S..]`, a named 2-D matmul and a transpose back, which cancel between consecutive
+ones (`_finish`). Depthwise convs (no channel reduction) are not matmuls:
 rewrites/depthwise.py.
 """
 from __future__ import annotations
@@ -38,7 +40,7 @@ from ..cost.model import estimate, is_free
 from ..cost.targets import TargetDesc
 from ..cost.tiling import MAX_DIST_TILE
 from ..fusion.legality import numel
-from ..ir import ir, transpose
+from ..ir import all_ops, defining_op, ir, transpose
 from .choice import Choice, Rewrite
 from .collapse_dims import propagate_and_collapse
 
@@ -80,7 +82,7 @@ def layout(op: OpDesc, batched: bool = False) -> ConvLayout | None:
     groups, inp, w, out = tuple(out[:nb]), inp[nb:], w[nb:], out[nb:]
     batch = None
     if batched and not nb and len(out) >= 3 and -1 not in out and w and out[1] == w[0] and out[0] in inp \
-            and out[0] not in w and op.kind is OpKind.CONVOLUTION:
+            and out[0] not in w and (op.kind is OpKind.CONVOLUTION or pointwise_over_batch(op)):
         batch, out = out[0], (out[1], out[0], *out[2:])  # the batch as the first spatial dim
     if -1 in w or -1 in out or not out or not w or w[0] != out[0] or out[0] in inp:
         return None
@@ -91,16 +93,30 @@ def layout(op: OpDesc, batched: bool = False) -> ConvLayout | None:
         return None
     if tuple(inp) == red + spatial:  # a 1x1 stride-1 conv: no copy, its input is viewed as `[C, H*W]`
         return ConvLayout(f, red, spatial, copy=False, groups=groups) if len(spatial) > 1 and nb <= 1 else None
-    if batch is not None and (len(red) < 2 or all(op.loop_ranges[d] == 1 for d in red[1:])):
+    if batch is not None and op.kind is OpKind.CONVOLUTION and (len(red) < 2 or all(op.loop_ranges[d] == 1 for d in red[1:])):
         return None  # a 1x1 conv over a batch: a batch matmul as imported, no window to copy
     if nb and op.kind is not OpKind.CONVOLUTION:
         return None
-    if op.kind is not OpKind.CONVOLUTION and "*" not in op.indexing_maps[0]:
+    if op.kind is not OpKind.CONVOLUTION and "*" not in op.indexing_maps[0] and batch is None:
         return None  # a contraction in another order (e.g. a plain matmul): not ours to change
     used = {int(m) for m in DIM.findall(op.indexing_maps[0].split("->")[1])}
     if not used <= set(red) | set(spatial) | set(groups) or not set(red) <= used:
         return None
     return ConvLayout(f, red, spatial, groups=groups, batch=batch)
+
+
+def pointwise_over_batch(op: OpDesc) -> bool:
+    """A 1x1 stride-1 conv over a batch of images, as imported: `out[n, f, s..] += x[n, c, s..] * w[f, c]`, a
+    contraction with two M loops (n and the spatial ones) that the channel loop separates in the input, so
+    IREE 3.13 neither packs it (data tiling takes one M, N and K loop) nor vectorizes it well: a batch-2 PointNet's
+    128 -> 256 one over 512 points ran at 37 GFLOP/s (1.8 ms). Its rewrite is a transpose of the input to
+    `[C, N, S..]`, a 2-D matmul `[F, C] x [C, N*S]` and the result transposed back (`apply_im2col`)."""
+    if op.kind is not OpKind.CONTRACTION or len(op.map_dims) != 3:
+        return False
+    inp, w, out = op.map_dims
+    reds = tuple(d for d, it in enumerate(op.iterator_types) if it == "reduction")
+    return (len(out) >= 3 and len(w) == 1 + len(reds) and w == (out[1], *reds)
+            and inp == (out[0], *reds, *out[2:]) and all(op.loop_ranges[d] > 1 for d in out[:1]))
 
 
 def _renamed_input_map(op: OpDesc, lay: ConvLayout) -> str:
@@ -176,13 +192,31 @@ def decide(op: OpDesc, lay: ConvLayout, target: TargetDesc, pad: OpDesc | None =
     direct = estimate([op], target).time_s
     if target.kind != "cpu":
         direct = min(direct, estimate([parts[-1]], target).time_s)
-    after = sum(estimate([d], target).time_s for d in (*parts, *((pad,) if pad else ())))
+    after = sum(estimate([d], target).time_s for d in (*parts, *((pad,) if pad else ()), *_transposed_back(op, lay)))
     return Choice(NAME, f"op {op.index} ({op.loc})", "direct", "im2col + matmul", direct, after)
 
 
-def find_convs(graph: DataflowGraph, skip: set[int] = frozenset()) -> list[tuple[int, ConvLayout]]:
+def _transposed_back(op: OpDesc, lay: ConvLayout) -> tuple[OpDesc, ...]:
+    """The transpose of a batched 1x1 conv's `[F, N, S..]` result back to `[N, F, S..]`, a dispatch of its own
+    unless it meets the next such conv's input transpose (`_finish`): priced as paid, so a chain's inner
+    convs are priced high. (A windowed conv's transpose back has never been priced.)"""
+    if lay.batch is None or not pointwise_over_batch(op):
+        return ()
+    from .layout import transpose_desc
+
+    shape = op.result_shapes[0]
+    return (transpose_desc((shape[1], shape[0], *shape[2:]), [1, 0, *range(2, len(shape))], op.element_types[-1],
+                           op.loc),)
+
+
+def find_convs(graph: DataflowGraph, skip: set[int] = frozenset(), min_k: int = 0) -> list[tuple[int, ConvLayout]]:
+    """Conv sites; a batched 1x1 conv only with at least `min_k` input channels (a CPU's f32 lanes): with fewer,
+    the matmul is a few FMAs per output between two transposes, and it ran slower than the direct form
+    (PointNet's 3 -> 64 over 3 x 512 points: 105 against 60 us, predicted a 5% gain)."""
     return [(i, lay) for i, op in enumerate(graph.ops)
-            if i not in skip and (lay := layout(op, batched=True)) is not None]
+            if i not in skip and (lay := layout(op, batched=True)) is not None
+            and not (lay.batch is not None and pointwise_over_batch(op)
+                     and numel(tuple(op.loop_ranges[d] for d in lay.red)) < min_k)]
 
 
 # ---- the IR rewrite ------------------------------------------------------------------------------
@@ -237,7 +271,11 @@ def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout, lanes: int | N
         par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
         red = ir.Attribute.parse("#linalg.iterator_type<reduction>")
         nb = len(lay.groups)
-        if lay.copy:
+        pointwise = lay.copy and lay.batch is not None and pointwise_over_batch(desc)
+        if pointwise:  # no window: a transpose
+            cols = _collapse(transpose(x, [*range(1, nr + 1), 0, *range(nr + 1, out_t.rank + nr - 1)]),
+                             _spans([nr, ns]))
+        elif lay.copy:
             loops = [desc.loop_ranges[d] for d in (*lay.groups, *lay.red, *lay.spatial)]
             cols_t = ir.RankedTensorType.get(loops, elt)
             empty = tensor.EmptyOp(loops, elt).result
@@ -272,6 +310,8 @@ def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout, lanes: int | N
             _, m, n = ir.RankedTensorType(init2.type).shape
             if lanes is not None:
                 mm_out.owner.attributes["compilation_info"] = ir.Attribute.parse(iree_bmm_compilation_info(m, n))
+        elif pointwise:  # named: IREE's transpose propagation moves transposes through it, not into it
+            mm_out = linalg.matmul(w2, cols, outs=[init2])
         else:
             maps_text, _ = _matmul_maps(nb)
             maps = [ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<{m}>")) for m in maps_text]
@@ -288,6 +328,8 @@ def apply_im2col(op: ir.Operation, desc: OpDesc, lay: ConvLayout, lanes: int | N
             fn = tensor.ExpandShapeOp(ir.RankedTensorType.get(fn_shape, elt), mm_out, _spans([1, ns]), [],
                                       fn_shape).result
             res = transpose(fn, swap)
+            if pointwise:
+                defining_op(res).attributes[TRANSPOSED_BACK] = ir.UnitAttr.get()
     op.results[0].replace_all_uses_with(res)
     op.erase()
 
@@ -308,7 +350,27 @@ def propagate_reshapes(fn: ir.Operation) -> None:
 def rewrite(target: TargetDesc) -> Rewrite:
     """The rewrite for `target`: on a CPU its window copies with long rows carry their tiles."""
     lanes = target.lanes_f32 if target.kind == "cpu" else None
-    return Rewrite(NAME, lambda graph, ops, skip: find_convs(graph, skip),
+    return Rewrite(NAME, lambda graph, ops, skip: find_convs(graph, skip, lanes or 0),
                    lambda graph, site, t: decide(graph.ops[site[0]], site[1], t, input_pad(graph, site[0])),
                    lambda graph, ops, site: apply_im2col(ops[site[0]], graph.ops[site[0]], site[1], lanes),
-                   finish=propagate_and_collapse)
+                   finish=_finish)
+
+
+# Marks the transposes back of batched 1x1 convs (`apply_im2col`) until `_finish` has propagated them.
+TRANSPOSED_BACK = "fusion_opt.transposed_back"
+
+
+def _finish(fn: ir.Operation) -> None:
+    """Reshapes propagated; where batched 1x1 convs were rewritten, transposes too: a chain of them with
+    elementwise ops between stays in the `[C, N, S..]` layout, the transposes back and forth cancelling
+    (`layout.propagate`). Only there: propagating transposes after other im2col rewrites moves fills and
+    reshapes of plans measured without it (AlexNet's)."""
+    from .layout import propagate
+
+    propagate_and_collapse(fn)
+    marked = [o for o in all_ops(fn) if TRANSPOSED_BACK in o.attributes]
+    if marked:
+        for o in marked:
+            del o.attributes[TRANSPOSED_BACK]
+        propagate(fn)
+        propagate_and_collapse(fn)
