@@ -21,6 +21,7 @@ from .rewrites import (attention, bmm_tiles, depthwise, grouped_taps, im2col, po
                        winograd)
 from .rewrites.bias_epilogue import bias_to_epilogue
 from .rewrites.conv3d import NAME as CONV3D
+from .rewrites import conv_transpose
 from .rewrites.conv3d import split_3d_convs
 from .rewrites.dead_taps import NAME as DEAD_TAPS
 from .rewrites.dead_taps import drop_dead_taps
@@ -57,8 +58,8 @@ PLAIN_REWRITES = {DEAD_TAPS: drop_dead_taps,
                   bmm_tiles.NAME: bmm_tiles.attach_bmm_tiles}
 # bmm-tiles: llvm-cpu tile sizes, meaningless to the GPU pipelines; sort-topk: IREE 3.13's CUDA and SPIR-V
 # pipelines fail on its top-k op as a dispatch of ours ("LLVM Translation failed ... unrealized_conversion_cast");
-# conv3d-slices, grouped-taps: measured on the CPU only (IREE's GPU conv code unmeasured on these)
-CPU_ONLY = frozenset({bmm_tiles.NAME, SORT_TOPK, CONV3D, grouped_taps.NAME})
+# conv3d-slices, grouped-taps, conv-transpose-phases: measured on the CPU only (IREE's GPU conv code unmeasured on these)
+CPU_ONLY = frozenset({bmm_tiles.NAME, SORT_TOPK, CONV3D, grouped_taps.NAME, conv_transpose.NAME})
 ATTRIBUTE_ONLY = frozenset({bmm_tiles.NAME})  # sets an attribute: op indices stay valid
 # The user's layout choice (`layout="nhwc"`), run first, the order measured in docs/patterns.md. After
 # the plain rewrites instead, Conv-BN folds all of ResNet-50's 53 BatchNorms (36 when first: the
@@ -66,12 +67,17 @@ ATTRIBUTE_ONLY = frozenset({bmm_tiles.NAME})  # sets an attribute: op indices st
 LAYOUT_REWRITE = "channels-last"
 # The rewrites the cost model chooses per site, in the order they run (after the plain ones).
 COST_REWRITES: dict[str, Callable[[TargetDesc], Rewrite]] = {
+    # first, before conv-layout too (`REWRITE_ORDER`): the conv it makes gets the layout and the strategies below
+    conv_transpose.NAME: conv_transpose.rewrite,
     grouped_taps.NAME: lambda target: grouped_taps.REWRITE,  # first: it prices im2col, which would take the conv
     winograd.NAME: winograd.rewrite,     # the batch matmuls' CPU tiles depend on the target
     im2col.NAME: im2col.rewrite,         # the window copy's CPU tiles depend on the target
     **{rw.name: (lambda target, rw=rw: rw) for rw in (depthwise.REWRITE, pool_taps.REWRITE, siblings.REWRITE)},
     attention.NAME: attention.rewrite,   # the op's CPU tile sizes depend on the target
 }
+
+REWRITE_ORDER = (LAYOUT_REWRITE, *PLAIN_REWRITES, conv_transpose.NAME, AUTO_NAME,
+                 *(n for n in COST_REWRITES if n != conv_transpose.NAME))
 
 FUSION_MODES = STRATEGY_NAMES
 DEFAULT_FUSION = DEFAULT_STRATEGY
@@ -129,7 +135,7 @@ def plan_module(module: ir.Module, fusion: str, source_name: str = "-", target: 
         applied: dict[str, int] = {}
         off = set(control.disabled_patterns)
         if fusion == "cost" and constraints.max_fusions is None:
-            for name in (LAYOUT_REWRITE, *PLAIN_REWRITES, AUTO_NAME, *COST_REWRITES):
+            for name in REWRITE_ORDER:
                 if name in off or (name == LAYOUT_REWRITE and control.layout != "nhwc") or \
                         (name == AUTO_NAME and control.layout != "auto") or (name in CPU_ONLY and desc.kind != "cpu"):
                     continue

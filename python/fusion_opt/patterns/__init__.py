@@ -45,6 +45,12 @@ PATTERNS: tuple[Pattern, ...] = (
             "(a view) and accumulating into the previous one's result; the 2-D convs then get the 2-D strategies "
             "(channels-last 0.36 ms); a depth-only (3, 1, 1) kernel's planes as matmuls over the input viewed "
             "channels-last [D, H*W, C]; CPU targets only (rewrites/conv3d.py)", match.conv3d_slices, rewrite=True),
+    Pattern("conv-transpose-phases", "ONNX ConvTranspose imports as a conv over the input spread out with zeros "
+            "(a strided insert into a zero fill): at stride 2, three of four products of a 2-D one multiply an "
+            "inserted zero (a VAE decoder's 4x4 stride-2 up-convs, a U-Net's 2x2 ones)", "one stride-1 conv over "
+            "the input with each output phase's filter taps stacked as output channels, then a depth-to-space "
+            "transpose and a crop; the stacked conv gets the conv strategies (a k = s kernel is a matmul): "
+            "1/s^2 of the products (rewrites/conv_transpose.py)", match.conv_transpose_phases, rewrite=True),
     Pattern("pool-conv-swap", "a sum/average pool and a 1x1 conv commute (both linear): Inception's pool branch "
             "pads and pools a 192-576 channel concat before projecting it to 32-128 channels, DenseNet's "
             "transitions run a 1x1 conv on 4x the pixels their 2x2 stride-2 pool keeps",
@@ -166,6 +172,7 @@ def hits(graph: DataflowGraph, disabled: Iterable[str] = ()) -> dict[str, list[t
 
 
 def list_patterns() -> str:
-    rows = [f"{p.name:18s} {'rewrite' if p.rewrite else 'grouping':8s} {p.why}\n{'':27s}-> {p.strategy}"
+    w = max(len(p.name) for p in PATTERNS)
+    rows = [f"{p.name:{w}s} {'rewrite' if p.rewrite else 'grouping':8s} {p.why}\n{'':{w + 9}s}-> {p.strategy}"
             for p in PATTERNS]
     return "\n".join(rows)

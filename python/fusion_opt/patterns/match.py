@@ -54,6 +54,11 @@ def conv3d_slices(graph: DataflowGraph) -> Hits:
     return [(s.conv,) for s in find(graph)]
 
 
+def conv_transpose_phases(graph: DataflowGraph) -> Hits:
+    from ..rewrites.conv_transpose import find
+    return [(s.conv,) for s in find(graph)]
+
+
 def pool_conv_swap(graph: DataflowGraph) -> Hits:
     from ..rewrites.pool_conv import find
     return [tuple(i for i in (s.pad, s.reshape, s.pool, s.scale, s.conv) if i is not None) for s in find(graph)]

@@ -4,6 +4,7 @@
 // LIST: dead-taps{{ +}}rewrite
 // LIST: conv-bn{{ +}}rewrite
 // LIST: bias-epilogue{{ +}}rewrite
+// LIST: conv-transpose-phases{{ +}}rewrite
 // LIST: pool-conv-swap{{ +}}rewrite
 // LIST: quant-pair{{ +}}rewrite
 // LIST: int-matmul-narrow{{ +}}rewrite
