@@ -650,6 +650,13 @@ def _r_contraction_prologue(g: IndexedGraph, m: frozenset[int]) -> str | None:
                 return f"op {e.producer} feeds the accumulator of op {c} (only a fill is fused there)"
             if e.operand < cop.num_dps_inputs and not (pop.kind is OpKind.PAD and cop.kind is OpKind.CONVOLUTION):
                 return f"op {e.producer} feeds an input of {cop.kind.value} op {c} (only a pad into a conv)"
+            if pop.name == "tensor.insert_slice" and any(st != 1 for st in static_ints(pop, "static_strides")):
+                # a transposed conv's input spread out with zeros (as imported, `conv-transpose-phases` not taken):
+                # IREE 3.13 fails to compile the strided insert in the conv's dispatch ("write affecting
+                # operations on global resources are restricted to workgroup distributed contexts"; fuzz seeds
+                # 33025, 33029): IREE's own formation keeps it a dispatch of its own
+                return (f"op {e.producer} spreads the input of {cop.kind.value} op {c} with strides (a strided "
+                        "insert_slice: IREE 3.13 cannot compile it in the conv's dispatch)")
             if pop.kind is OpKind.PAD:  # the pad itself joins; what it pads would be recomputed per window
                 inner = [p for p in g.producers(e.producer) if p in m]
                 if inner:

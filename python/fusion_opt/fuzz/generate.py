@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .graph import Graph
-from .ops import (UNARY, Arg, Bounded, Concat, Const, Conv, Elementwise, Fill, Gather, Matmul, Op, Pad, Pool,
+from .ops import (UNARY, Arg, Bounded, Concat, Const, Conv, Elementwise, Fill, Gather, Matmul, Op, Pad, Pool, Spread,
                   Reduce, Reshape, Slice, Stencil, Transpose)
 
 DIMS = (1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 24, 31, 32)
@@ -36,6 +36,9 @@ class Builder:
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
+        # Draws added after a campaign's seeds were published (transposed convs): their own stream, so that a
+        # graph which draws none of them is the one the seed always gave
+        self.rng2 = random.Random(seed ^ 0x5EED)
         self.np = np.random.default_rng(seed)
         self.seed = seed
         self.nodes: list[Op] = []
@@ -323,6 +326,8 @@ class Builder:
         return out if out is not None else i
 
     def conv(self) -> int | None:
+        if self.rng2.random() < 0.2:
+            return self.transposed_conv()
         x = self.pick(lambda s: len(s) == 4 and s[2] >= 2 and s[3] >= 2 and s[1] <= 16)
         if x is None or self.rng.random() < 0.3:
             x = self.arg((self.rng.choice((1, 1, 2)), self.rng.choice((1, 2, 3, 4, 8)),
@@ -352,6 +357,27 @@ class Builder:
             i = self.add(Conv((x, wt), (n, f, oh, ow), st, dl))
         i = self.squash(i)
         return self.epilogue(i, bias_dim=1) if self.rng.random() < 0.6 else i
+
+    def transposed_conv(self) -> int | None:
+        """A conv over a fresh input spread out with zeros (ONNX ConvTranspose as imported): stride s per dim,
+        kernel k >= s (mostly), offset k - 1 - pad, output padding below s; images up to twice `MAX_NUMEL`, so
+        that some phase convs of `conv-transpose-phases` have a vector of rows."""
+        r = self.rng2
+        n, c, f = r.choice((1, 1, 1, 2)), r.choice((1, 2, 3)), r.choice((1, 2, 3))
+        h, w = r.randint(12, 18), r.randint(12, 18)
+        s = (r.choice((2, 2, 3)), r.choice((1, 2, 2, 2)))
+        k = tuple(r.choice((si, si + 1, 2 * si)) if r.random() < 0.9 else 1 for si in s)
+        lo = tuple(r.randint(0, ki - 1) for ki in k)
+        hi = tuple(lo_i + r.randint(0, si - 1) for lo_i, si in zip(lo, s))
+        spread = (n, c, *(l + (x - 1) * si + 1 + hh for l, x, si, hh in zip(lo, (h, w), s, hi)))
+        out = (n, f, spread[2] - k[0] + 1, spread[3] - k[1] + 1)
+        if math.prod(spread) > 2 * MAX_NUMEL or math.prod(out) > 2 * MAX_NUMEL or min(out[2:]) < 1:
+            return None
+        x = self.arg((n, c, h, w))
+        z = self.add(Spread((x,), spread, (0, 0, *lo), (1, 1, *s)))
+        wt = self.weight((f, c, *k), c * math.ceil(k[0] / s[0]) * math.ceil(k[1] / s[1]))
+        i = self.squash(self.add(Conv((z, wt), out, (1, 1), (1, 1))))
+        return self.epilogue(i, bias_dim=1) if r.random() < 0.6 else i
 
     def transpose(self) -> int | None:
         p = self.pick(lambda s: len(s) >= 2)

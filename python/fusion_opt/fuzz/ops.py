@@ -645,6 +645,34 @@ class Pad(Op):
 
 
 @dataclass(frozen=True, eq=False)
+class Spread(Op):
+    """The input spread out with zeros: a strided `tensor.insert_slice` into a zero fill, as torch-mlir imports
+    ONNX ConvTranspose in front of its stride-1 conv (rewrites/conv_transpose.py)."""
+
+    offsets: tuple[int, ...] = ()
+    strides: tuple[int, ...] = ()
+    kind: ClassVar[str] = "spread"
+
+    def emit(self, em, out, ins, shapes):
+        zeros = em.fill(out, self.shape, 0.0)
+        em.add(f"{out} = tensor.insert_slice {ins[0]} into {zeros}[{', '.join(map(str, self.offsets))}] "
+               f"[{', '.join(map(str, shapes[0]))}] [{', '.join(map(str, self.strides))}] : "
+               f"{ttype(shapes[0])} into {ttype(self.shape)}")
+
+    def _index(self, src: Sequence[int]) -> tuple[slice, ...]:
+        return tuple(slice(o, o + s * (n - 1) + 1, s) for o, n, s in zip(self.offsets, src, self.strides))
+
+    def ref(self, ins):
+        v, e = np.zeros(self.shape), np.zeros(self.shape)
+        v[self._index(ins[0].v.shape)] = ins[0].v
+        e[self._index(ins[0].v.shape)] = ins[0].e
+        return Bounded(v, e)
+
+    def describe(self):
+        return f"spread offsets {list(self.offsets)} strides {list(self.strides)}"
+
+
+@dataclass(frozen=True, eq=False)
 class Slice(Op):
     offsets: tuple[int, ...] = ()
     strides: tuple[int, ...] = ()

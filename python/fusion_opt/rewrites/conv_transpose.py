@@ -34,6 +34,10 @@ from .taps import affine_terms, strided_slice
 NAME = "conv-transpose-phases"
 
 
+# Named convs of the same form (stride and dilation 1 read as `y + ky` in their maps): `.mlir` input keeps them.
+NAMED = ("linalg.conv_1d_ncw_fcw", "linalg.conv_2d_nchw_fchw", "linalg.conv_3d_ncdhw_fcdhw")
+
+
 @dataclass(frozen=True)
 class Dim:
     """One spatial dim of a transposed conv: the insert's stride and offset, the kernel's taps, the input's and
@@ -92,7 +96,7 @@ def site(graph: DataflowGraph, i: int) -> Site | None:
     w[f, c, ky..]` over a strided `tensor.insert_slice` into a fill), or None. Every phase needs a tap (k >= s).
     The fill's value is checked on the IR (`find`)."""
     op = graph.ops[i]
-    if (op.name != "linalg.generic" or op.kind is not OpKind.CONVOLUTION or op.num_dps_inputs != 2
+    if (op.name not in ("linalg.generic", *NAMED) or op.kind is not OpKind.CONVOLUTION or op.num_dps_inputs != 2
             or len(op.indexing_maps) != 3 or len(op.result_shapes) != 1
             or tuple(op.body_ops) != ("arith.mulf", "arith.addf") or any(t != "f32" for t in op.element_types)):
         return None
@@ -215,8 +219,8 @@ def apply(conv: ir.Operation, desc: OpDesc, s: Site) -> None:
         xp = static_pad(x, [0] * (nb + 1) + [d.pad[0] for d in dims], [0] * (nb + 1) + [d.pad[1] for d in dims], zero)
         g_shape = [*batch, phases * f, *(d.rows for d in dims)]
         g_init = linalg.fill(zero, outs=[tensor.EmptyOp(g_shape, elt).result])
-        g = mul_add_generic([xp, _stacked_filter(w, dims)], g_init, list(ir.ArrayAttr(conv.attributes["indexing_maps"])),
-                            desc.iterator_types)
+        maps = [ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<{m}>")) for m in desc.indexing_maps]
+        g = mul_add_generic([xp, _stacked_filter(w, dims)], g_init, maps, desc.iterator_types)
         # [b.., (r1.., f), q1..] -> [b.., r1.., f, q1..] -> [b.., f, q1, r1, q2, r2..] -> [b.., f, q1*r1, ..]
         split = [*batch, *(d.s for d in dims), f, *(d.rows for d in dims)]
         g6 = tensor.ExpandShapeOp(ir.RankedTensorType.get(split, elt), g,
