@@ -326,8 +326,8 @@ class Builder:
         return out if out is not None else i
 
     def conv(self) -> int | None:
-        if self.rng2.random() < 0.2:
-            return self.transposed_conv()
+        if self.rng2.random() < 0.2 and (spread := self.transposed_conv()) is not None:
+            return spread  # (None drew nothing from the main streams: the conv below is the seed's old one)
         x = self.pick(lambda s: len(s) == 4 and s[2] >= 2 and s[3] >= 2 and s[1] <= 16)
         if x is None or self.rng.random() < 0.3:
             x = self.arg((self.rng.choice((1, 1, 2)), self.rng.choice((1, 2, 3, 4, 8)),
