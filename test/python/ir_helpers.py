@@ -180,16 +180,17 @@ def matmul_pool_mlir(f: int, c: int, h: int, low: int, high: int, body: str, pad
 """
 
 
-def conv_relu_model(x_shape, weight, bn: bool = False, **conv_attrs):
+def conv_relu_model(x_shape, weight, bn: bool = False, op_type: str = "Conv", **conv_attrs):
     """A one-input ONNX model `x -> Conv(weight, bias) [-> BatchNormalization] -> Relu` (random bias and BN
-    parameters, seeded) for the conv rewrite tests; `conv_attrs` are the Conv node's attributes."""
+    parameters, seeded) for the conv rewrite tests; `conv_attrs` are the Conv node's attributes. `op_type`
+    "ConvTranspose": its weight is `[C, F, k..]`."""
     from onnx import TensorProto, helper, numpy_helper
 
     rng = np.random.default_rng(0)
-    f = weight.shape[0]
+    f = weight.shape[1 if op_type == "ConvTranspose" else 0]
     inits = [numpy_helper.from_array(weight.astype(np.float32), "w"),
              numpy_helper.from_array(rng.standard_normal(f).astype(np.float32), "b")]
-    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["y"], **conv_attrs)]
+    nodes = [helper.make_node(op_type, ["x", "w", "b"], ["y"], **conv_attrs)]
     last = "y"
     if bn:
         for name, v in (("s", rng.uniform(0.5, 1.5, f)), ("o", rng.uniform(-0.2, 0.2, f)),

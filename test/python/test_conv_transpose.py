@@ -8,31 +8,15 @@ import pytest
 
 import fusion_opt as fo
 from fusion_opt.rewrites.conv_transpose import Dim, find
-from ir_helpers import compiled_and_ort, describe_text
+from ir_helpers import compiled_and_ort, conv_relu_model, describe_text
 
 
 def _convt(x_shape, c, f, kernel, strides, pads, out_pad=None, bn=False):
     """`x -> ConvTranspose(w, b) [-> BatchNormalization] -> Relu`, seeded weights."""
-    from onnx import TensorProto, helper, numpy_helper
-
-    rng = np.random.default_rng(1)
-    inits = [numpy_helper.from_array((rng.standard_normal((c, f, *kernel)) / 4).astype(np.float32), "w"),
-             numpy_helper.from_array(rng.standard_normal(f).astype(np.float32), "b")]
-    attrs = {"kernel_shape": list(kernel), "strides": list(strides), "pads": list(pads)}
-    if out_pad:
-        attrs["output_padding"] = list(out_pad)
-    nodes = [helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], **attrs)]
-    last = "y"
-    if bn:
-        for name, v in (("s", rng.uniform(0.5, 1.5, f)), ("o", rng.uniform(-0.2, 0.2, f)),
-                        ("m", rng.uniform(-0.2, 0.2, f)), ("v", rng.uniform(0.5, 1.5, f))):
-            inits.append(numpy_helper.from_array(v.astype(np.float32), name))
-        nodes.append(helper.make_node("BatchNormalization", ["y", "s", "o", "m", "v"], ["n"]))
-        last = "n"
-    nodes.append(helper.make_node("Relu", [last], ["z"]))
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape))],
-                          [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], inits)
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    w = np.random.default_rng(1).standard_normal((c, f, *kernel)) / 4
+    attrs = {"output_padding": list(out_pad)} if out_pad else {}
+    return conv_relu_model(x_shape, w, bn, op_type="ConvTranspose", kernel_shape=list(kernel), strides=list(strides),
+                           pads=list(pads), **attrs)
 
 
 @pytest.mark.parametrize("x_shape, c, f, kernel, strides, pads, extra", [

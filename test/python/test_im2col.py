@@ -290,21 +290,29 @@ def test_a_conv_over_a_batch_is_one_matmul_transposed_back() -> None:
     np.testing.assert_allclose(np.asarray(direct(x, w)), want, rtol=1e-4, atol=1e-4)
 
 
-POINTWISE_BATCH = """
+def _pointwise_conv(res: str, x: str, w: str, init: str, c: int, f: int) -> str:
+    """`res = x[n, c, h, w] * w[f, c]` summed over c into `init`, a 1x1 conv over a batch of 2 10x30 images as
+    imported (a contraction generic)."""
+    t_x, t_w, t_o = f"tensor<2x{c}x10x30xf32>", f"tensor<{f}x{c}xf32>", f"tensor<2x{f}x10x30xf32>"
+    return f"""  {res} = linalg.generic {{indexing_maps = [affine_map<(n, f, h, w, c) -> (n, c, h, w)>,
+      affine_map<(n, f, h, w, c) -> (f, c)>, affine_map<(n, f, h, w, c) -> (n, f, h, w)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}}
+      ins({x}, {w} : {t_x}, {t_w}) outs({init} : {t_o}) {{
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %o, %p : f32
+    linalg.yield %q : f32
+  }} -> {t_o}
+"""
+
+
+POINTWISE_BATCH = ("""
 func.func @pw(%x: tensor<2x48x10x30xf32>, %w1: tensor<64x48xf32>, %b1: tensor<64xf32>, %w2: tensor<40x64xf32>)
     -> tensor<2x40x10x30xf32> {
   %z = arith.constant 0.0 : f32
   %e1 = tensor.empty() : tensor<2x64x10x30xf32>
   %i1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<2x64x10x30xf32>) -> tensor<2x64x10x30xf32>
-  %y1 = linalg.generic {indexing_maps = [affine_map<(n, f, h, w, c) -> (n, c, h, w)>, affine_map<(n, f, h, w, c) -> (f, c)>,
-                                         affine_map<(n, f, h, w, c) -> (n, f, h, w)>],
-                        iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
-      ins(%x, %w1 : tensor<2x48x10x30xf32>, tensor<64x48xf32>) outs(%i1 : tensor<2x64x10x30xf32>) {
-  ^bb0(%a: f32, %b: f32, %o: f32):
-    %p = arith.mulf %a, %b : f32
-    %q = arith.addf %o, %p : f32
-    linalg.yield %q : f32
-  } -> tensor<2x64x10x30xf32>
+""" + _pointwise_conv("%y1", "%x", "%w1", "%i1", 48, 64) + """
   %r1 = linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (f)>,
                                          affine_map<(n, f, h, w) -> (n, f, h, w)>],
                         iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
@@ -316,18 +324,10 @@ func.func @pw(%x: tensor<2x48x10x30xf32>, %w1: tensor<64x48xf32>, %b1: tensor<64
   } -> tensor<2x64x10x30xf32>
   %e2 = tensor.empty() : tensor<2x40x10x30xf32>
   %i2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<2x40x10x30xf32>) -> tensor<2x40x10x30xf32>
-  %y2 = linalg.generic {indexing_maps = [affine_map<(n, f, h, w, c) -> (n, c, h, w)>, affine_map<(n, f, h, w, c) -> (f, c)>,
-                                         affine_map<(n, f, h, w, c) -> (n, f, h, w)>],
-                        iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
-      ins(%r1, %w2 : tensor<2x64x10x30xf32>, tensor<40x64xf32>) outs(%i2 : tensor<2x40x10x30xf32>) {
-  ^bb0(%a: f32, %b: f32, %o: f32):
-    %p = arith.mulf %a, %b : f32
-    %q = arith.addf %o, %p : f32
-    linalg.yield %q : f32
-  } -> tensor<2x40x10x30xf32>
+""" + _pointwise_conv("%y2", "%r1", "%w2", "%i2", 64, 40) + """
   return %y2 : tensor<2x40x10x30xf32>
 }
-"""
+""")
 
 
 def test_a_pointwise_conv_over_a_batch_is_a_2d_matmul_between_transposes() -> None:
