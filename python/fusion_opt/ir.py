@@ -129,6 +129,17 @@ def static_pad(src: ir.Value, low: list[int], high: list[int], value: ir.Value) 
     return new.result
 
 
+def attach_units(rank: int, keep: list[int]) -> list[list[int]]:
+    """Reassociation that drops the dims of `rank` not in `keep` (unit dims): each kept dim with the
+    dropped dims after it; leading dropped dims join the first group."""
+    groups = [[k] for k in keep]
+    for j in range(rank):
+        if j not in keep:
+            before = [g for g in groups if g[0] < j]
+            (before[-1] if before else groups[0]).append(j)
+    return [sorted(g) for g in groups]
+
+
 def mul_add_generic(inputs: Sequence[ir.Value], init: ir.Value, maps: Sequence[ir.Attribute],
                     iterator_types: Sequence[str]) -> ir.Value:
     """A `linalg.generic` accumulating `inputs[0] * inputs[1]` into `init` through `maps` (the body of a

@@ -644,6 +644,12 @@ class Pad(Op):
         return f"pad low {list(self.low)} high {list(self.high)} value {self.value}"
 
 
+def strided_index(offsets: Sequence[int], sizes: Sequence[int], strides: Sequence[int]) -> tuple[slice, ...]:
+    """numpy's index of `tensor.extract_slice` / `insert_slice` positions: `sizes` elements per dim from `offsets`
+    by `strides`."""
+    return tuple(slice(o, o + s * (n - 1) + 1, s) for o, n, s in zip(offsets, sizes, strides))
+
+
 @dataclass(frozen=True, eq=False)
 class Spread(Op):
     """The input spread out with zeros: a strided `tensor.insert_slice` into a zero fill, as torch-mlir imports
@@ -659,13 +665,10 @@ class Spread(Op):
                f"[{', '.join(map(str, shapes[0]))}] [{', '.join(map(str, self.strides))}] : "
                f"{ttype(shapes[0])} into {ttype(self.shape)}")
 
-    def _index(self, src: Sequence[int]) -> tuple[slice, ...]:
-        return tuple(slice(o, o + s * (n - 1) + 1, s) for o, n, s in zip(self.offsets, src, self.strides))
-
     def ref(self, ins):
         v, e = np.zeros(self.shape), np.zeros(self.shape)
-        v[self._index(ins[0].v.shape)] = ins[0].v
-        e[self._index(ins[0].v.shape)] = ins[0].e
+        at = strided_index(self.offsets, ins[0].v.shape, self.strides)
+        v[at], e[at] = ins[0].v, ins[0].e
         return Bounded(v, e)
 
     def describe(self):
@@ -683,11 +686,9 @@ class Slice(Op):
                f"[{', '.join(map(str, self.shape))}] [{', '.join(map(str, self.strides))}] : "
                f"{ttype(shapes[0])} to {ttype(self.shape)}")
 
-    def _index(self) -> tuple[slice, ...]:
-        return tuple(slice(o, o + s * (n - 1) + 1, s) for o, n, s in zip(self.offsets, self.shape, self.strides))
-
     def ref(self, ins):
-        return Bounded(ins[0].v[self._index()], ins[0].e[self._index()])
+        at = strided_index(self.offsets, self.shape, self.strides)
+        return Bounded(ins[0].v[at], ins[0].e[at])
 
     def describe(self):
         return f"slice offsets {list(self.offsets)} strides {list(self.strides)}"

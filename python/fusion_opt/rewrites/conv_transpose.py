@@ -24,7 +24,8 @@ from itertools import product
 
 from ..analysis.classify import map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, reassociation, static_ints
-from ..ir import constant_value, defining_op, erase_dead_empty, ir, mul_add_generic, static_pad, transpose
+from ..ir import (attach_units, constant_value, defining_op, erase_dead_empty, ir, mul_add_generic, static_pad,
+                  transpose)
 from ..cost.model import estimate
 from ..cost.targets import TargetDesc
 from .choice import Choice, Rewrite
@@ -255,26 +256,13 @@ def _reshaped(x: ir.Value, shape: list[int]) -> ir.Value:
     t = ir.RankedTensorType(x.type)
     if list(t.shape) == shape:
         return x
+
+    def groups(s: list[int]) -> list[list[int]]:
+        return attach_units(len(s), [d for d, n in enumerate(s) if n != 1] or [len(s) - 1])
+
     flat = tensor.CollapseShapeOp(ir.RankedTensorType.get([n for n in t.shape if n != 1] or [1], t.element_type), x,
-                                  _unit_groups(list(t.shape))).result
-    return tensor.ExpandShapeOp(ir.RankedTensorType.get(shape, t.element_type), flat, _unit_groups(shape), [],
-                                shape).result
-
-
-def _unit_groups(shape: list[int]) -> list[list[int]]:
-    """Reassociation merging each unit dim into the next non-unit dim (trailing ones into the last)."""
-    groups, cur = [], []
-    for d, n in enumerate(shape):
-        cur.append(d)
-        if n != 1:
-            groups.append(cur)
-            cur = []
-    if cur:
-        if groups:
-            groups[-1] += cur
-        else:
-            groups = [cur]
-    return groups
+                                  groups(list(t.shape))).result
+    return tensor.ExpandShapeOp(ir.RankedTensorType.get(shape, t.element_type), flat, groups(shape), [], shape).result
 
 
 def _zero_fill(v: ir.Value) -> bool:

@@ -28,23 +28,12 @@ from __future__ import annotations
 
 from ..analysis.opdesc import RESHAPE_OPS
 from ..cost.tiling import image_in_one_tile
-from ..ir import arith, block_ops, defining_op, ir, linalg, pad_value, tensor
+from ..ir import arith, attach_units, block_ops, defining_op, ir, linalg, pad_value, tensor
 from .dispatch_regions import unwrap_region, wrap_group
 
 
 def single_use(v: ir.Value) -> bool:
     return len(list(v.uses)) == 1
-
-
-def attach_units(rank: int, keep: list[int]) -> list[list[int]]:
-    """Reassociation that drops the dims of `rank` not in `keep` (unit dims): each kept dim with the
-    dropped dims after it; leading dropped dims join the first group."""
-    groups = [[k] for k in keep]
-    for j in range(rank):
-        if j not in keep:
-            before = [g for g in groups if g[0] < j]
-            (before[-1] if before else groups[0]).append(j)
-    return [sorted(g) for g in groups]
 
 
 def pad_constant(pad: ir.Operation, elt: ir.Type) -> ir.Attribute | None:
