@@ -140,6 +140,20 @@ def attach_units(rank: int, keep: list[int]) -> list[list[int]]:
     return [sorted(g) for g in groups]
 
 
+def add_generic(a: ir.Value, b: ir.Value, b_map: ir.Attribute | None = None) -> ir.Value:
+    """A `linalg.generic` adding `b` (read through `b_map`, identity when None) to `a` elementwise, into a new
+    empty tensor of `a`'s type, at the current insertion point; its result."""
+    t = ir.RankedTensorType(a.type)
+    ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(t.rank))
+    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
+    gen = linalg.GenericOp([t], [a, b], [tensor.EmptyOp(list(t.shape), t.element_type).result],
+                           ir.ArrayAttr.get([ident, b_map or ident, ident]), ir.ArrayAttr.get([par] * t.rank))
+    body = gen.regions[0].blocks.append(t.element_type, t.element_type, t.element_type)
+    with ir.InsertionPoint(body):
+        linalg.YieldOp([arith.AddFOp(body.arguments[0], body.arguments[1]).result])
+    return gen.result
+
+
 def mul_add_generic(inputs: Sequence[ir.Value], init: ir.Value, maps: Sequence[ir.Attribute],
                     iterator_types: Sequence[str]) -> ir.Value:
     """A `linalg.generic` accumulating `inputs[0] * inputs[1]` into `init` through `maps` (the body of a

@@ -17,11 +17,10 @@ from .patterns import PATTERN_NAMES
 from .patterns import get as get_pattern
 from .patterns import hits as pattern_hits
 from .patterns.conv_bn import fold_conv_bn
-from .rewrites import (attention, bmm_tiles, depthwise, grouped_taps, im2col, pool_taps, siblings, transposed_gather,
-                       winograd)
+from .rewrites import (attention, bmm_tiles, conv_transpose, depthwise, grouped_taps, im2col, pool_taps, siblings,
+                       transposed_gather, winograd)
 from .rewrites.bias_epilogue import bias_to_epilogue
 from .rewrites.conv3d import NAME as CONV3D
-from .rewrites import conv_transpose
 from .rewrites.conv3d import split_3d_convs
 from .rewrites.dead_taps import NAME as DEAD_TAPS
 from .rewrites.dead_taps import drop_dead_taps

@@ -151,13 +151,13 @@ def _idempotent_source(o: ir.Operation) -> ir.Value | None:
         return None
     a, b = o.operands[0], o.operands[1]
     maps = indexing_maps(o)
-    body = list(o.regions[0].blocks[0].operations)
+    body = block_ops(o)
     if a != b or a.type != o.results[0].type or any(m != ir.AffineMap.get_identity(m.n_dims) for m in maps) \
-            or len(body) != 2 or body[0].operation.name not in IDEMPOTENT:
+            or len(body) != 2 or body[0].name not in IDEMPOTENT:
         return None
     args = o.regions[0].blocks[0].arguments
-    op = body[0].operation
-    if {op.operands[0], op.operands[1]} != {args[0], args[1]} or body[1].operation.operands[0] != op.results[0]:
+    op = body[0]
+    if {op.operands[0], op.operands[1]} != {args[0], args[1]} or body[1].operands[0] != op.results[0]:
         return None
     return a
 

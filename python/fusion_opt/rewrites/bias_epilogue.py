@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..analysis.opdesc import DataflowGraph, OpKind
-from ..ir import ir
+from ..ir import add_generic, ir
 
 MAC = ("arith.mulf", "arith.addf")
 
@@ -50,23 +50,15 @@ def zero_init_then_add(root: ir.Operation, n: int, addend: ir.Value,
     from iree.compiler.dialects import arith, linalg, tensor
 
     out_t = ir.RankedTensorType(root.results[0].type)
-    elt, rank = out_t.element_type, out_t.rank
+    elt = out_t.element_type
     with root.context, root.location:
-        ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
         with ir.InsertionPoint(root):
             zero = arith.ConstantOp(elt, ir.FloatAttr.get(elt, 0.0)).result
             fill = linalg.fill(zero, outs=[tensor.EmptyOp(list(out_t.shape), elt).result])
         root.operands[n] = fill
         with ir.InsertionPoint.after(root):
-            empty = tensor.EmptyOp(list(out_t.shape), elt).result
-            par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-            add = linalg.GenericOp([out_t], [root.results[0], addend], [empty],
-                                   ir.ArrayAttr.get([ident, addend_map or ident, ident]),
-                                   ir.ArrayAttr.get([par] * rank))
-            blk = add.regions[0].blocks.append(elt, elt, elt)
-            with ir.InsertionPoint(blk):
-                linalg.YieldOp([arith.AddFOp(blk.arguments[0], blk.arguments[1]).result])
-    root.results[0].replace_all_uses_except(add.result, add.operation)
+            added = add_generic(root.results[0], addend, addend_map)
+    root.results[0].replace_all_uses_except(added, added.owner.operation)
 
 
 def apply(ops: Sequence[ir.Operation], root_i: int, bcast_i: int) -> None:

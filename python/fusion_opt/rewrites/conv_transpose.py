@@ -24,8 +24,8 @@ from itertools import product
 
 from ..analysis.classify import map_results
 from ..analysis.opdesc import DataflowGraph, OpDesc, OpKind, reassociation, static_ints
-from ..ir import (attach_units, constant_value, defining_op, erase_dead_empty, ir, mul_add_generic, static_pad,
-                  transpose)
+from ..ir import (add_generic, attach_units, constant_value, defining_op, erase_dead_empty, ir, mul_add_generic,
+                  static_pad, transpose)
 from ..cost.model import estimate
 from ..cost.targets import TargetDesc
 from .choice import Choice, Rewrite
@@ -234,7 +234,7 @@ def apply(conv: ir.Operation, desc: OpDesc, s: Site) -> None:
         if any(d.crop or d.rows * d.s != d.out for d in dims):
             y = strided_slice(y, [*((0, n, 1) for n in out_t.shape[:nb + 1]), *((d.crop, d.out, 1) for d in dims)])
         if not _zero_fill(init):
-            y = _add(y, init)
+            y = add_generic(y, init)  # the conv's own init (a bias broadcast), added after the phases
     conv.results[0].replace_all_uses_with(y)
     conv.erase()
     if collapse is not None and not list(collapse.results[0].uses):
@@ -268,21 +268,6 @@ def _reshaped(x: ir.Value, shape: list[int]) -> ir.Value:
 def _zero_fill(v: ir.Value) -> bool:
     op = defining_op(v)
     return op is not None and op.name == "linalg.fill" and constant_value(op.operands[0]) == 0.0
-
-
-def _add(a: ir.Value, b: ir.Value) -> ir.Value:
-    """`a + b`, elementwise (the conv's own init, a bias broadcast, added after the phases)."""
-    from iree.compiler.dialects import arith, linalg, tensor
-
-    t = ir.RankedTensorType(a.type)
-    ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(t.rank))
-    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-    gen = linalg.GenericOp([t], [a, b], [tensor.EmptyOp(list(t.shape), t.element_type).result],
-                           ir.ArrayAttr.get([ident] * 3), ir.ArrayAttr.get([par] * t.rank))
-    body = gen.regions[0].blocks.append(t.element_type, t.element_type, t.element_type)
-    with ir.InsertionPoint(body):
-        linalg.YieldOp([arith.AddFOp(body.arguments[1], body.arguments[0]).result])
-    return gen.result
 
 
 def decide(graph: DataflowGraph, s: Site, target: TargetDesc) -> Choice:
