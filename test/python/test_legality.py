@@ -251,10 +251,12 @@ def test_a_gather_of_an_input_is_no_constant():
 
 
 @pytest.mark.parametrize("mode", ["greedy", "cost"])
-def test_instance_norm_over_large_rows_compiles_without_fallback(mode: str) -> None:
+@pytest.mark.parametrize("case", [0, 1])
+def test_instance_norm_over_large_rows_compiles_without_fallback(mode: str, case: int) -> None:
     """Rule 'stacked-row': InstanceNorm over 128x128 images with the centered input returned (a
     ConvTranspose's InstanceNorm in a small torchvision-style model fell back: "exceeded stack allocation
-    limit of 32768 bytes ... Got 65536 bytes"). Both planners now cut the row apart; same numbers."""
+    limit of 32768 bytes ... Got 65536 bytes"), and over 64 rows of 32x32 (8 rows a workgroup: 32832 bytes,
+    a style-transfer net fell back). Both planners now cut the rows apart; same numbers."""
     import warnings
 
     import numpy as np
@@ -262,6 +264,7 @@ def test_instance_norm_over_large_rows_compiles_without_fallback(mode: str) -> N
     import fusion_opt as fo
 
     src = (Path(__file__).resolve().parents[1] / "lit" / "legality" / "stacked-row-illegal.mlir").read_text()
+    src = src.split("// -----")[case]
     src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("//"))
     src = src.replace(', fusion_opt.fuse = "g"', "").replace(' {fusion_opt.fuse = "g"}', "")
     with warnings.catch_warnings(record=True) as caught:
@@ -269,11 +272,36 @@ def test_instance_norm_over_large_rows_compiles_without_fallback(mode: str) -> N
         m = fo.compile_mlir(src, fusion=mode)
     assert not m.fallbacks and not [w for w in caught if issubclass(w.category, fo.FallbackWarning)]
     assert "stacked-row" in m.report()
-    x = np.random.default_rng(3).standard_normal((8, 128, 128)).astype(np.float32)
+    x = np.random.default_rng(3).standard_normal(((8, 128, 128), (64, 32, 32))[case]).astype(np.float32)
     centered, var = m(x)
     want = x.astype(np.float64) - x.astype(np.float64).mean(axis=(1, 2), keepdims=True)
     np.testing.assert_allclose(centered, want, atol=1e-5)
     np.testing.assert_allclose(var, (want ** 2).sum(axis=(1, 2)), rtol=1e-4)
+
+
+@pytest.mark.parametrize("mode", ["greedy", "cost"])
+def test_a_result_feeding_one_of_two_last_reductions_compiles_without_fallback(mode: str) -> None:
+    """Rule 'split-result': `y = x + x` returned and `sum(y) * sum(w)` (the shape of a Siamese net's cosine of
+    two normalized embeddings, which fell back: "'vector.store' op write affecting operations on global
+    resources ..."). Both planners keep `y` out of the other reduction's group; exact sums."""
+    import warnings
+
+    import numpy as np
+
+    import fusion_opt as fo
+
+    src = (Path(__file__).resolve().parents[1] / "lit" / "legality" / "split-result-illegal.mlir").read_text()
+    src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("//"))
+    src = src.replace(', fusion_opt.fuse = "g"', "").replace(' {fusion_opt.fuse = "g"}', "")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", fo.FallbackWarning)
+        m = fo.compile_mlir(src, fusion=mode)
+    assert not m.fallbacks and not [w for w in caught if issubclass(w.category, fo.FallbackWarning)]
+    rng = np.random.default_rng(5)
+    x, w = (rng.integers(-8, 8, (2, 32)).astype(np.float32) for _ in range(2))
+    y, p = m(x, w)
+    np.testing.assert_array_equal(y, x + x)
+    np.testing.assert_array_equal(p, (x + x).sum(axis=1) * w.sum(axis=1))
 
 
 def test_a_splat_read_by_the_epilogue_joins_the_matmul_and_exact():

@@ -870,11 +870,21 @@ def _r_packed_epilogues(g: IndexedGraph, m: frozenset[int]) -> str | None:
 STACK_BYTES = 32768
 
 
+def stacked_rows(rows: int) -> int:
+    """Rows of a reduction IREE 3.13 llvm-cpu tiles one workgroup by: measured on InstanceNorm groups
+    (reduce, centre, square, reduce; the centred value returned) by the stack each needed, 64 bytes over
+    a whole number of rows: 8 rows -> 1, 16 -> 2, 32 -> 4, 48 -> 6, 64 -> 8, 96 -> 8 (so about an eighth
+    of them, at most 8: IREE aims at 8 workgroups, its default thread count)."""
+    return min(8, max(1, rows // 8))
+
+
 def _r_stacked_row(g: IndexedGraph, m: frozenset[int]) -> str | None:
     """A result of the group that a later reduction of the group reads (InstanceNorm's centered input
     `x - mean`, returned and squared for the variance): IREE keeps one whole reduced row of it on the
     workgroup's stack, which fails past 32 KiB ("exceeded stack allocation limit ... Got 65536 bytes": an
-    InstanceNorm over 128x128 images; 64x128 compiled, 96x96 needed 36864 bytes)."""
+    InstanceNorm over 128x128 images; 64x128 compiled, 96x96 needed 36864 bytes). IREE keeps one row per
+    row of its workgroup tile, `stacked_rows`: a style-transfer net's InstanceNorms over 64 channels of
+    32x32 (4 KiB rows) needed 32832 bytes and fell back."""
     reds = [i for i in sorted(m) if g.ops[i].kind is OpKind.REDUCTION]
     if not reds:
         return None
@@ -885,12 +895,38 @@ def _r_stacked_row(g: IndexedGraph, m: frozenset[int]) -> str | None:
         for r in reds:
             if r != i and r in below:
                 rd = g.ops[r]
-                row = numel(rd.loop_ranges) // max(1, numel(rd.result_shapes[0]) if rd.result_shapes else 1)
+                rows = max(1, numel(rd.result_shapes[0]) if rd.result_shapes else 1)
                 types = g.ops[i].element_types
-                nbytes = row * elem_bytes(types[-1] if types else "f32")
+                row = numel(rd.loop_ranges) // rows * elem_bytes(types[-1] if types else "f32")
+                t = stacked_rows(rows)
+                nbytes = t * row + (64 if t > 1 else 0)
                 if nbytes > STACK_BYTES:
-                    return (f"op {i} is a result of the group and reduction {r} reads it: a row of {nbytes} bytes "
-                            f"on IREE's stack (limit {STACK_BYTES})")
+                    return (f"op {i} is a result of the group and reduction {r} reads it: {t} row(s) of {row} "
+                            f"bytes on IREE's stack, {nbytes} (limit {STACK_BYTES})")
+    return None
+
+
+def _r_split_result(g: IndexedGraph, m: frozenset[int]) -> str | None:
+    """A group with two independent last reductions (neither reads the other: a Siamese head's two squared
+    norms, multiplied into a cosine) and a result upstream of one but not the other: IREE 3.13 llvm-cpu fuses
+    that result's computation into one reduction's loop, outside the distributed tile loop ("'vector.store'
+    op write affecting operations on global resources are restricted to workgroup distributed contexts";
+    minimal: `y = 2x` returned, `sum(y) * sum(w)`). A result upstream of all of them compiles."""
+    reds = [i for i in sorted(m) if g.ops[i].kind is OpKind.REDUCTION]
+    if len(reds) < 2:
+        return None
+    below = {r: _downstream(g, r, m) for r in reds}
+    last = {r for r in reds if not any(o in below[r] for o in reds)}
+    if len(last) < 2:
+        return None
+    for i in sorted(m):
+        if i in reds or not _leaves(g, m, i):
+            continue
+        feeds = last & _downstream(g, i, m)
+        if feeds and feeds != last:
+            r, o = min(feeds), min(last - feeds)
+            return (f"op {i} is a result of the group and feeds reduction {r} but not reduction {o}, "
+                    f"independent last reductions")
     return None
 
 
@@ -973,6 +1009,8 @@ RULES: tuple[Rule, ...] = (
          _r_bool_operand),
     Rule("stacked-row", "a result of the group read by a later reduction of it is kept a row at a time on IREE's "
          "32 KiB stack", _r_stacked_row),
+    Rule("split-result", "a result feeding one of two independent last reductions of the group fails IREE "
+         "llvm-cpu codegen", _r_split_result),
     Rule("permuted-read", "a transposed read of a member in a group with a reduction is computed wrong by "
          "IREE llvm-cpu", _r_permuted_read),
     Rule("packed-multi-output", "a multi-result reduction group packing a matmul operand exceeds IREE's stack limit",
