@@ -326,16 +326,37 @@ def test_depthwise_taps_go_channels_last_between_1x1_convs(stride: int) -> None:
 
 
 @pytest.mark.parametrize("variant", ["no expand conv", "silu"])
-def test_depthwise_taps_channels_last_need_matmul_neighbours(variant: str) -> None:
+def test_depthwise_taps_channels_last_pay_their_transposes(variant: str) -> None:
     """The same block without its expand conv (the depthwise conv reads the function's argument), or with
     SiLU after it (`x * sigmoid(x)` uses the conv's result twice, where IREE's propagation stops): the
-    input transpose would stay a copy of its own (or a transposed write in the expand conv's dispatch),
-    so the taps stay channels-first (as before channels-last taps were offered)."""
+    input transpose stays a dispatch of its own, so the channels-last taps are priced with it (they were
+    not offered at all before 2026-12-06, and channels-first they ran 1.4x and 1.15x these blocks' time:
+    a stride-2 conv's channels-first taps compute every dense position). Same numbers as onnxruntime."""
+    ort = pytest.importorskip("onnxruntime")
     model = _inverted_residual(96, 96, 24, 28, 2, expand=False) if variant == "no expand conv" else \
         _inverted_residual(16, 96, 24, 28, 2, silu=True)
     m = fo.compile_onnx(model)
     layout = [n for n in m.plan.notes if n.startswith("conv-layout")]
-    assert len(layout) == 1 and ": window taps (" in layout[0], m.plan.notes
+    assert len(layout) == 1 and ": channels-last (" in layout[0], m.plan.notes
+    cin = 96 if variant == "no expand conv" else 16
+    x = np.random.default_rng(2).standard_normal((1, cin, 28, 28)).astype(np.float32)
+    ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_allclose(m(x), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_channels_last_taps_price_the_transposes_no_neighbour_takes() -> None:
+    """Pure: a depthwise conv alone (its input an argument, its result the function's) may go channels-last
+    as window taps, priced with both transposes: the price is above the taps' own."""
+    host = get_target_desc("host")
+    op = _depthwise(96, 30, 3)
+    [(_, p, c)] = choose(DataflowGraph("f", (op,), ()), [], host)
+    from fusion_opt.rewrites.layout import inverse, nhwc_taps_time, transpose_desc
+
+    taps = nhwc_taps_time(nhwc_desc(op, p), host)
+    t_in = estimate([transpose_desc(op.operand_shapes[0], p.inp, "f32", "t")], host).time_s
+    t_out = estimate([transpose_desc(tuple(op.result_shapes[0][k] for k in p.out), inverse(p.out), "f32", "t")],
+                     host).time_s
+    assert taps is not None and taps < c.after_s <= taps + t_in + t_out + 1e-12
 
 
 _UPSAMPLE_ADD_CONV = """

@@ -183,7 +183,8 @@ def nhwc_taps_time(new: OpDesc, target: TargetDesc) -> float | None:
     every row of channels they need and no more: no dense form, no strided slice (MobileNet-V2's
     144x56x56 3x3/2 one 82 us against 87 + 155 us of dense taps and slice channels-first)."""
     win = depthwise.window(new)
-    return None if win is None else estimate([depthwise.taps_desc(new, win)], target).time_s
+    lanes = target.lanes_f32 if target.kind == "cpu" else 1
+    return None if win is None else estimate([depthwise.taps_desc(new, win, lanes)], target).time_s
 
 
 def pointwise(op: OpDesc) -> bool:
@@ -386,9 +387,12 @@ def choose(graph: DataflowGraph, ops: Sequence[ir.Operation], target: TargetDesc
         up, down = ups[i], downs[i]
         moved_in, moved_out = bool(up) and up <= chosen, bool(down) and down <= chosen
         direct = nhwc_s + (0 if moved_in else t_in) + (0 if moved_out else t_out)
-        if taps_s is not None and (moved_in or absorbed[i][0]) and (moved_out or absorbed[i][1]):
+        if taps_s is None:
+            return direct
+        taken_in, taken_out = moved_in or absorbed[i][0], moved_out or absorbed[i][1]
+        if taken_in and taken_out:
             return min(taps_s, direct)
-        return direct
+        return min(taps_s + (0 if taken_in else t_in) + (0 if taken_out else t_out), direct)
 
     changed = True
     while changed:
