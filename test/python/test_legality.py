@@ -250,6 +250,23 @@ def test_a_gather_of_an_input_is_no_constant():
     assert constant_ops(g) == frozenset({from_const})
 
 
+def _compile_unpinned(lit_file: str, mode: str, case: int = 0):
+    """The `case`-th function of a rejected lit twin (split at `// -----`), its pins and comments removed,
+    compiled by planner `mode`: it must compile with no fallback (the rule cut the group apart)."""
+    import warnings
+
+    import fusion_opt as fo
+
+    src = (Path(__file__).resolve().parents[1] / "lit" / "legality" / lit_file).read_text().split("// -----")[case]
+    src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("//"))
+    src = src.replace(', fusion_opt.fuse = "g"', "").replace(' {fusion_opt.fuse = "g"}', "")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", fo.FallbackWarning)
+        m = fo.compile_mlir(src, fusion=mode)
+    assert not m.fallbacks and not [w for w in caught if issubclass(w.category, fo.FallbackWarning)]
+    return m
+
+
 @pytest.mark.parametrize("mode", ["greedy", "cost"])
 @pytest.mark.parametrize("case", [0, 1])
 def test_instance_norm_over_large_rows_compiles_without_fallback(mode: str, case: int) -> None:
@@ -257,20 +274,9 @@ def test_instance_norm_over_large_rows_compiles_without_fallback(mode: str, case
     ConvTranspose's InstanceNorm in a small torchvision-style model fell back: "exceeded stack allocation
     limit of 32768 bytes ... Got 65536 bytes"), and over 64 rows of 32x32 (8 rows a workgroup: 32832 bytes,
     a style-transfer net fell back). Both planners now cut the rows apart; same numbers."""
-    import warnings
-
     import numpy as np
 
-    import fusion_opt as fo
-
-    src = (Path(__file__).resolve().parents[1] / "lit" / "legality" / "stacked-row-illegal.mlir").read_text()
-    src = src.split("// -----")[case]
-    src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("//"))
-    src = src.replace(', fusion_opt.fuse = "g"', "").replace(' {fusion_opt.fuse = "g"}', "")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", fo.FallbackWarning)
-        m = fo.compile_mlir(src, fusion=mode)
-    assert not m.fallbacks and not [w for w in caught if issubclass(w.category, fo.FallbackWarning)]
+    m = _compile_unpinned("stacked-row-illegal.mlir", mode, case)
     assert "stacked-row" in m.report()
     x = np.random.default_rng(3).standard_normal(((8, 128, 128), (64, 32, 32))[case]).astype(np.float32)
     centered, var = m(x)
@@ -284,19 +290,9 @@ def test_a_result_feeding_one_of_two_last_reductions_compiles_without_fallback(m
     """Rule 'split-result': `y = x + x` returned and `sum(y) * sum(w)` (the shape of a Siamese net's cosine of
     two normalized embeddings, which fell back: "'vector.store' op write affecting operations on global
     resources ..."). Both planners keep `y` out of the other reduction's group; exact sums."""
-    import warnings
-
     import numpy as np
 
-    import fusion_opt as fo
-
-    src = (Path(__file__).resolve().parents[1] / "lit" / "legality" / "split-result-illegal.mlir").read_text()
-    src = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("//"))
-    src = src.replace(', fusion_opt.fuse = "g"', "").replace(' {fusion_opt.fuse = "g"}', "")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", fo.FallbackWarning)
-        m = fo.compile_mlir(src, fusion=mode)
-    assert not m.fallbacks and not [w for w in caught if issubclass(w.category, fo.FallbackWarning)]
+    m = _compile_unpinned("split-result-illegal.mlir", mode)
     rng = np.random.default_rng(5)
     x, w = (rng.integers(-8, 8, (2, 32)).astype(np.float32) for _ in range(2))
     y, p = m(x, w)
