@@ -175,7 +175,10 @@ def find(graph: DataflowGraph, ops: Sequence[ir.Operation] | None = None, skip: 
 
 def _stacked_filter(w: ir.Value, dims: Sequence[Dim]) -> ir.Value:
     """`[P*F, C, J..]`: per stacked phase (row-major over the spatial dims), the filter's taps of that phase,
-    zero-padded to J taps (a phase of a k % s != 0 kernel has fewer)."""
+    zero-padded to J taps (a phase of a k % s != 0 kernel has fewer), concatenated along the output
+    channels. (Stacked as `[P, F, ..]` and collapsed, a one-channel filter of one-tap phases was reshapes of
+    all-unit tensors, which IREE 3.13 failed to compile: "expected rank to be smaller or equal to the other
+    rank", fuzz seed 35043.)"""
     from iree.compiler.dialects import tensor
 
     t = ir.RankedTensorType(w.type)
@@ -187,13 +190,9 @@ def _stacked_filter(w: ir.Value, dims: Sequence[Dim]) -> ir.Value:
         part = strided_slice(w, [(0, f, 1), (0, c, 1), *((r.start, len(r), r.step) for r in taps)])
         if any(len(r) < d.taps for r, d in zip(taps, dims)):
             part = static_pad(part, [0] * (2 + len(dims)), [0, 0, *(d.taps - len(r) for r, d in zip(taps, dims))], zero)
-        shape = [1, f, c, *(d.taps for d in dims)]
-        parts.append(tensor.ExpandShapeOp(ir.RankedTensorType.get(shape, t.element_type), part,
-                                          [[0, 1], *([k] for k in range(2, len(shape)))], [], shape).result)
+        parts.append(part)
     shape = [len(parts) * f, c, *(d.taps for d in dims)]
-    stacked = tensor.ConcatOp(ir.RankedTensorType.get([len(parts), f, c, *shape[2:]], t.element_type), 0, parts).result
-    return tensor.CollapseShapeOp(ir.RankedTensorType.get(shape, t.element_type), stacked,
-                                  [[0, 1], *([k] for k in range(2, len(shape) + 1))]).result
+    return tensor.ConcatOp(ir.RankedTensorType.get(shape, t.element_type), 0, parts).result
 
 
 def _f32_zero() -> ir.Value:

@@ -10,7 +10,7 @@
 // CHECK-LABEL: func.func @up
 // CHECK-NOT: tensor.insert_slice
 // CHECK: tensor.pad %arg0 low[0, 0, 0] high[0, 1, 1]
-// CHECK: tensor.concat dim(0) {{.*}} -> tensor<4x4x8x2x2xf32>
+// CHECK: tensor.concat dim(0) {{.*}} -> tensor<16x8x2x2xf32>
 // CHECK: flow.dispatch.region -> (tensor<16x16x16xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x17x17xf32>, tensor<16x8x2x2xf32>)
 // CHECK: tensor.expand_shape {{.*}} : tensor<16x16x16xf32> into tensor<2x2x4x16x16xf32>
