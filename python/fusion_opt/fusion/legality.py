@@ -873,8 +873,8 @@ STACK_BYTES = 32768
 def stacked_rows(rows: int) -> int:
     """Rows of a reduction IREE 3.13 llvm-cpu tiles one workgroup by: measured on InstanceNorm groups
     (reduce, centre, square, reduce; the centred value returned) by the stack each needed, 64 bytes over
-    a whole number of rows: 8 rows -> 1, 16 -> 2, 32 -> 4, 48 -> 6, 64 -> 8, 96 -> 8 (so about an eighth
-    of them, at most 8: IREE aims at 8 workgroups, its default thread count)."""
+    a whole number of rows: 8 rows -> 1, 16 -> 2, 32 -> 4, 64 -> 8, 96 -> 8 (48 compiled: at most 6); so
+    an eighth of them, at most 8."""
     return min(8, max(1, rows // 8))
 
 
@@ -882,9 +882,11 @@ def _r_stacked_row(g: IndexedGraph, m: frozenset[int]) -> str | None:
     """A result of the group that a later reduction of the group reads (InstanceNorm's centered input
     `x - mean`, returned and squared for the variance): IREE keeps one whole reduced row of it on the
     workgroup's stack, which fails past 32 KiB ("exceeded stack allocation limit ... Got 65536 bytes": an
-    InstanceNorm over 128x128 images; 64x128 compiled, 96x96 needed 36864 bytes). IREE keeps one row per
-    row of its workgroup tile, `stacked_rows`: a style-transfer net's InstanceNorms over 64 channels of
-    32x32 (4 KiB rows) needed 32832 bytes and fell back."""
+    InstanceNorm over 128x128 images; 64x128 compiled, 96x96 needed 36864 bytes). Read through another
+    member (the square a separate op, which IREE fuses into the subtraction as a two-result op), it keeps
+    one row per row of its workgroup tile, `stacked_rows`: a style-transfer net's InstanceNorms over 64
+    channels of 32x32 (4 KiB rows) needed 32832 bytes and fell back; squared in the reduction's body, the
+    same group over 64 rows compiled."""
     reds = [i for i in sorted(m) if g.ops[i].kind is OpKind.REDUCTION]
     if not reds:
         return None
@@ -898,7 +900,7 @@ def _r_stacked_row(g: IndexedGraph, m: frozenset[int]) -> str | None:
                 rows = max(1, numel(rd.result_shapes[0]) if rd.result_shapes else 1)
                 types = g.ops[i].element_types
                 row = numel(rd.loop_ranges) // rows * elem_bytes(types[-1] if types else "f32")
-                t = stacked_rows(rows)
+                t = 1 if r in g.consumers(i) else stacked_rows(rows)
                 nbytes = t * row + (64 if t > 1 else 0)
                 if nbytes > STACK_BYTES:
                     return (f"op {i} is a result of the group and reduction {r} reads it: {t} row(s) of {row} "
