@@ -26,7 +26,8 @@ from .importers import import_onnx, parse_mlir
 from .importers.mlir_normalize import normalize as normalize_mlir
 from .ir import new_session
 from .fusion.control import ControlSpec
-from .pipelines import DEFAULT_FUSION, compile_levers, plan_module, write_regions
+from .errors import CompileError
+from .pipelines import DEFAULT_FUSION, compile_levers, plan_module, retry_control, rewrites_applied, write_regions
 
 # A pin is a list of op matchers (or one comma-separated string) that must end in one group.
 Pins = Sequence[str | Sequence[str]]
@@ -166,7 +167,11 @@ def _output_dtypes(proto: onnx.ModelProto) -> tuple:
 
 def _compile(module, session, source_name: str, target: str, fusion: str,
              extra_flags: Sequence[str], timings: dict[str, float], control: ControlSpec,
-             tile_sizes: str = "iree", codegen_strategies: bool = False):
+             tile_sizes: str = "iree", codegen_strategies: bool = False, reload=None):
+    """Plan, compile and check; `reload()` gives the input module again: when IREE fails the compile
+    outside every group of ours (no fallback of `backends/fallback.py` applies) after pattern rewrites
+    changed the IR, everything runs once more from it without them, and a FallbackWarning says so (fuzz
+    seed 35043: a rewrite's reshapes failed IREE's verifier and the compile failed)."""
     from .backends.fallback import compile_with_strategies
     from .backends.levers import data_tiling_planned
     from .backends.lowering import apply_tile_sizes, dispatch_pipelines, require_applied
@@ -187,10 +192,20 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
     # on load); the CompiledModel owns the temporary folder and removes it when it is collected.
     workdir = tempfile.mkdtemp(prefix="fusion-opt-")
     try:  # the folder is the CompiledModel's once this returns; a failed config check must not leave it
-        artifact, fallbacks, dropped = compile_with_strategies(
-            module, session, target, extra_flags=tuple(extra_flags), strategy_flags=strategy_flags,
-            params_path=Path(workdir) / "weights.irpa", source_name=source_name, levers=levers,
-            own_regions=fusion != "iree")
+        try:
+            artifact, fallbacks, dropped = compile_with_strategies(
+                module, session, target, extra_flags=tuple(extra_flags), strategy_flags=strategy_flags,
+                params_path=Path(workdir) / "weights.irpa", source_name=source_name, levers=levers,
+                own_regions=fusion != "iree")
+        except CompileError as err:
+            rewrites = rewrites_applied(planned)
+            if reload is None or not rewrites:
+                raise
+            shutil.rmtree(workdir, ignore_errors=True)
+            warnings.warn(f"{source_name}: IREE failed on the rewritten IR ({err}); compiled again without the "
+                          f"pattern rewrites {', '.join(rewrites)}", FallbackWarning, stacklevel=3)
+            return _compile(reload(), session, source_name, target, fusion, extra_flags, timings,
+                            retry_control(control, rewrites), tile_sizes, codegen_strategies)
         timings["compile"] = time.perf_counter() - t0
         for fb in fallbacks:
             warnings.warn(f"{source_name}: {fb}", FallbackWarning, stacklevel=3)
@@ -247,11 +262,14 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
     session = new_session()
     t0 = time.perf_counter()
     name = str(model) if not isinstance(model, onnx.ModelProto) else (model.graph.name or "<model>")
-    module, proto = import_onnx(model, session.context, input_shapes, source_name=name,
-                                promote_f16=is_cpu_target(target))
+    def load():
+        return import_onnx(model, session.context, input_shapes, source_name=name, promote_f16=is_cpu_target(target))
+
+    module, proto = load()
     timings["import"] = time.perf_counter() - t0
     artifact, plans, graphs, workdir, fallbacks, configs, (strategies, dropped) = _compile(
-        module, session, name, target, fusion, extra_flags, timings, control, tile_sizes, codegen_strategies)
+        module, session, name, target, fusion, extra_flags, timings, control, tile_sizes, codegen_strategies,
+        reload=lambda: load()[0])
     ins, outs = _graph_io(proto)
     return _owning(CompiledModel(artifact, plans, graphs, fusion, target, ins, outs, timings, fallbacks,
                                  configs, strategies, dropped, _output_dtypes(proto)), workdir)
@@ -271,10 +289,14 @@ def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusio
     text, name = str(source), "<string>"
     if "\n" not in text and Path(text).is_file():
         name, text = text, Path(text).read_text()
-    module = parse_mlir(text, session.context, name)
-    normalize_mlir(module, name)
+    def load():
+        module = parse_mlir(text, session.context, name)
+        normalize_mlir(module, name)
+        return module
+
     artifact, plans, graphs, workdir, fallbacks, configs, (strategies, dropped) = _compile(
-        module, session, name, target, fusion, extra_flags, timings, control, tile_sizes, codegen_strategies)
+        load(), session, name, target, fusion, extra_flags, timings, control, tile_sizes, codegen_strategies,
+        reload=load)
     return _owning(CompiledModel(artifact, plans, graphs, fusion, target, (), (), timings, fallbacks, configs,
                                  strategies, dropped), workdir)
 

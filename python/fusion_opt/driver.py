@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import argparse
 
-from .errors import InputError
+from .errors import CompileError, InputError
 from .backends.levers import is_cpu_target
 from .importers import import_onnx, parse_mlir, split_input
 from .importers.mlir_normalize import normalize as normalize_mlir
 from .ir import ir, new_session, strip_source_names
-from .pipelines import PlannedFunction, compile_levers, plan_module, write_regions
+from .pipelines import (PlannedFunction, compile_levers, plan_module, retry_control, rewrites_applied,
+                        write_regions)
 
 
 def print_module(module: ir.Module, args: argparse.Namespace) -> str:
@@ -20,8 +21,9 @@ def print_module(module: ir.Module, args: argparse.Namespace) -> str:
 
 
 def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
-         session, input_kind: str) -> str | bytes | dict:
-    """Run the stages `--emit` asks for, and nothing more."""
+         session, input_kind: str, reload=None) -> str | bytes | dict:
+    """Run the stages `--emit` asks for, and nothing more. `reload()` gives the input module again, for
+    the retry without pattern rewrites when IREE fails outside every group (api._compile's)."""
     if args.emit == "linalg":
         return print_module(module, args)
     if getattr(args, "transform", None) or getattr(args, "strategy", None):
@@ -52,7 +54,18 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
         return print_module(module, args)
     levers = compile_levers(planned, args.fusion, args.target, getattr(args, "tile_sizes", "iree"),
                             getattr(args, "codegen_strategies", False))
-    compile_and_save(module, session, source_name, args, levers)
+    try:
+        compile_and_save(module, session, source_name, args, levers)
+    except CompileError as err:
+        rewrites = rewrites_applied(planned)
+        if reload is None or not rewrites:
+            raise
+        import sys
+
+        print(f"{source_name}: warning: IREE failed on the rewritten IR ({err}); compiled again without the "
+              f"pattern rewrites {', '.join(rewrites)}", file=sys.stderr)
+        args.control = retry_control(getattr(args, "control", None), rewrites)
+        return emit(reload(), source_name, args, session, input_kind)
     if configs:  # a config IREE dropped without a word is an error (the .vmfb is removed)
         from .backends.lowering import require_applied
 
@@ -138,9 +151,12 @@ def process_mlir(text: str, source_name: str, args: argparse.Namespace) -> str |
     results = []
     for chunk in chunks:
         session = new_session()
-        module = parse_mlir(chunk.text, session.context, source_name)
-        normalize_mlir(module, source_name)  # what --emit=transform's op ids and --transform scripts see
-        results.append(emit(module, source_name, args, session, "mlir"))
+        def load(chunk=chunk, session=session) -> ir.Module:
+            module = parse_mlir(chunk.text, session.context, source_name)
+            normalize_mlir(module, source_name)  # what --emit=transform's op ids and --transform scripts see
+            return module
+
+        results.append(emit(load(), source_name, args, session, "mlir", reload=load))
     if not getattr(args, "defer_match_check", False):
         check_matched(args)
     return join_results(results)
@@ -178,8 +194,10 @@ def process_onnx(data: bytes, source_name: str, args: argparse.Namespace,
         if not model.graph.node and not model.graph.output:
             raise InputError("not an ONNX model (empty graph)", source_name)
     session = new_session()
-    module, _ = import_onnx(model, session.context, shapes, source_name=source_name,
-                            promote_f16=is_cpu_target(args.target))
-    result = emit(module, source_name, args, session, "onnx")
+    def load() -> ir.Module:
+        return import_onnx(model, session.context, shapes, source_name=source_name,
+                           promote_f16=is_cpu_target(args.target))[0]
+
+    result = emit(load(), source_name, args, session, "onnx", reload=load)
     check_matched(args)
     return result

@@ -82,6 +82,19 @@ FUSION_MODES = STRATEGY_NAMES
 DEFAULT_FUSION = DEFAULT_STRATEGY
 
 
+def rewrites_applied(planned: list[PlannedFunction]) -> tuple[str, ...]:
+    """The pattern rewrites that changed the IR of `planned` (the user's `layout="nhwc"` aside): what a
+    compile IREE failed outside every group of ours is tried again without (`retry_control`)."""
+    hit = {n for p in planned for n, k in p.plan.patterns if k}
+    return tuple(n for n in REWRITE_ORDER if n in hit and n != LAYOUT_REWRITE)
+
+
+def retry_control(control: ControlSpec | None, rewrites: tuple[str, ...]) -> ControlSpec:
+    """`control` with `rewrites` switched off as well (its pins and their matches kept)."""
+    control = control or ControlSpec()
+    return replace(control, disabled_patterns=(*control.disabled_patterns, *rewrites))
+
+
 @dataclass
 class PlannedFunction:
     """A function's pure description and plan, plus the IR ops the plan's indices refer to."""
