@@ -27,7 +27,8 @@ from .importers.mlir_normalize import normalize as normalize_mlir
 from .ir import new_session
 from .fusion.control import ControlSpec
 from .errors import CompileError
-from .pipelines import DEFAULT_FUSION, compile_levers, plan_module, retry_control, rewrites_applied, write_regions
+from .pipelines import (DEFAULT_FUSION, compile_levers, plan_module, retry_control, retry_note, rewrites_applied,
+                        write_regions)
 
 # A pin is a list of op matchers (or one comma-separated string) that must end in one group.
 Pins = Sequence[str | Sequence[str]]
@@ -202,8 +203,7 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
             if reload is None or not rewrites:
                 raise
             shutil.rmtree(workdir, ignore_errors=True)
-            warnings.warn(f"{source_name}: IREE failed on the rewritten IR ({err}); compiled again without the "
-                          f"pattern rewrites {', '.join(rewrites)}", FallbackWarning, stacklevel=3)
+            warnings.warn(f"{source_name}: {retry_note(err, rewrites)}", FallbackWarning, stacklevel=3)
             return _compile(reload(), session, source_name, target, fusion, extra_flags, timings,
                             retry_control(control, rewrites), tile_sizes, codegen_strategies)
         timings["compile"] = time.perf_counter() - t0
@@ -262,6 +262,7 @@ def compile_onnx(model: str | os.PathLike[str] | onnx.ModelProto, target: str = 
     session = new_session()
     t0 = time.perf_counter()
     name = str(model) if not isinstance(model, onnx.ModelProto) else (model.graph.name or "<model>")
+
     def load():
         return import_onnx(model, session.context, input_shapes, source_name=name, promote_f16=is_cpu_target(target))
 
@@ -289,6 +290,7 @@ def compile_mlir(source: str | os.PathLike[str], target: str = "llvm-cpu", fusio
     text, name = str(source), "<string>"
     if "\n" not in text and Path(text).is_file():
         name, text = text, Path(text).read_text()
+
     def load():
         module = parse_mlir(text, session.context, name)
         normalize_mlir(module, name)

@@ -8,7 +8,7 @@ from .backends.levers import is_cpu_target
 from .importers import import_onnx, parse_mlir, split_input
 from .importers.mlir_normalize import normalize as normalize_mlir
 from .ir import ir, new_session, strip_source_names
-from .pipelines import (PlannedFunction, compile_levers, plan_module, retry_control, rewrites_applied,
+from .pipelines import (PlannedFunction, compile_levers, plan_module, retry_control, retry_note, rewrites_applied,
                         write_regions)
 
 
@@ -62,8 +62,7 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
             raise
         import sys
 
-        print(f"{source_name}: warning: IREE failed on the rewritten IR ({err}); compiled again without the "
-              f"pattern rewrites {', '.join(rewrites)}", file=sys.stderr)
+        print(f"{source_name}: warning: {retry_note(err, rewrites)}", file=sys.stderr)
         args.control = retry_control(getattr(args, "control", None), rewrites)
         return emit(reload(), source_name, args, session, input_kind)
     if configs:  # a config IREE dropped without a word is an error (the .vmfb is removed)
@@ -151,6 +150,7 @@ def process_mlir(text: str, source_name: str, args: argparse.Namespace) -> str |
     results = []
     for chunk in chunks:
         session = new_session()
+
         def load(chunk=chunk, session=session) -> ir.Module:
             module = parse_mlir(chunk.text, session.context, source_name)
             normalize_mlir(module, source_name)  # what --emit=transform's op ids and --transform scripts see

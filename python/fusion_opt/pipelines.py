@@ -89,6 +89,12 @@ def rewrites_applied(planned: list[PlannedFunction]) -> tuple[str, ...]:
     return tuple(n for n in REWRITE_ORDER if n in hit and n != LAYOUT_REWRITE)
 
 
+def retry_note(err: Exception, rewrites: tuple[str, ...]) -> str:
+    """What the retry without `rewrites` tells the user (a FallbackWarning, or a `warning:` line of the CLI)."""
+    return (f"IREE failed on the rewritten IR ({err}); compiled again without the pattern rewrites "
+            f"{', '.join(rewrites)}")
+
+
 def retry_control(control: ControlSpec | None, rewrites: tuple[str, ...]) -> ControlSpec:
     """`control` with `rewrites` switched off as well (its pins and their matches kept)."""
     control = control or ControlSpec()
