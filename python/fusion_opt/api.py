@@ -27,8 +27,7 @@ from .importers.mlir_normalize import normalize as normalize_mlir
 from .ir import new_session
 from .fusion.control import ControlSpec
 from .errors import CompileError
-from .pipelines import (DEFAULT_FUSION, compile_levers, plan_module, retry_control, retry_note, rewrites_applied,
-                        write_regions)
+from .pipelines import DEFAULT_FUSION, compile_levers, plan_module, retry_without_rewrites, write_regions
 
 # A pin is a list of op matchers (or one comma-separated string) that must end in one group.
 Pins = Sequence[str | Sequence[str]]
@@ -199,13 +198,11 @@ def _compile(module, session, source_name: str, target: str, fusion: str,
                 params_path=Path(workdir) / "weights.irpa", source_name=source_name, levers=levers,
                 own_regions=fusion != "iree")
         except CompileError as err:
-            rewrites = rewrites_applied(planned)
-            if reload is None or not rewrites:
-                raise
+            control, note = retry_without_rewrites(err, planned, control, reload)
             shutil.rmtree(workdir, ignore_errors=True)
-            warnings.warn(f"{source_name}: {retry_note(err, rewrites)}", FallbackWarning, stacklevel=3)
-            return _compile(reload(), session, source_name, target, fusion, extra_flags, timings,
-                            retry_control(control, rewrites), tile_sizes, codegen_strategies)
+            warnings.warn(f"{source_name}: {note}", FallbackWarning, stacklevel=3)
+            return _compile(reload(), session, source_name, target, fusion, extra_flags, timings, control,
+                            tile_sizes, codegen_strategies)
         timings["compile"] = time.perf_counter() - t0
         for fb in fallbacks:
             warnings.warn(f"{source_name}: {fb}", FallbackWarning, stacklevel=3)

@@ -8,8 +8,7 @@ from .backends.levers import is_cpu_target
 from .importers import import_onnx, parse_mlir, split_input
 from .importers.mlir_normalize import normalize as normalize_mlir
 from .ir import ir, new_session, strip_source_names
-from .pipelines import (PlannedFunction, compile_levers, plan_module, retry_control, retry_note, rewrites_applied,
-                        write_regions)
+from .pipelines import PlannedFunction, compile_levers, plan_module, retry_without_rewrites, write_regions
 
 
 def print_module(module: ir.Module, args: argparse.Namespace) -> str:
@@ -57,13 +56,10 @@ def emit(module: ir.Module, source_name: str, args: argparse.Namespace,
     try:
         compile_and_save(module, session, source_name, args, levers)
     except CompileError as err:
-        rewrites = rewrites_applied(planned)
-        if reload is None or not rewrites:
-            raise
         import sys
 
-        print(f"{source_name}: warning: {retry_note(err, rewrites)}", file=sys.stderr)
-        args.control = retry_control(getattr(args, "control", None), rewrites)
+        args.control, note = retry_without_rewrites(err, planned, getattr(args, "control", None), reload)
+        print(f"{source_name}: warning: {note}", file=sys.stderr)
         return emit(reload(), source_name, args, session, input_kind)
     if configs:  # a config IREE dropped without a word is an error (the .vmfb is removed)
         from .backends.lowering import require_applied

@@ -83,22 +83,24 @@ DEFAULT_FUSION = DEFAULT_STRATEGY
 
 
 def rewrites_applied(planned: list[PlannedFunction]) -> tuple[str, ...]:
-    """The pattern rewrites that changed the IR of `planned` (the user's `layout="nhwc"` aside): what a
-    compile IREE failed outside every group of ours is tried again without (`retry_control`)."""
+    """The pattern rewrites that changed the IR of `planned` (the user's `layout="nhwc"` aside)."""
     hit = {n for p in planned for n, k in p.plan.patterns if k}
     return tuple(n for n in REWRITE_ORDER if n in hit and n != LAYOUT_REWRITE)
 
 
-def retry_note(err: Exception, rewrites: tuple[str, ...]) -> str:
-    """What the retry without `rewrites` tells the user (a FallbackWarning, or a `warning:` line of the CLI)."""
-    return (f"IREE failed on the rewritten IR ({err}); compiled again without the pattern rewrites "
-            f"{', '.join(rewrites)}")
-
-
-def retry_control(control: ControlSpec | None, rewrites: tuple[str, ...]) -> ControlSpec:
-    """`control` with `rewrites` switched off as well (its pins and their matches kept)."""
+def retry_without_rewrites(err: Exception, planned: list[PlannedFunction], control: ControlSpec | None,
+                           reload: Callable[[], ir.Module] | None) -> tuple[ControlSpec, str]:
+    """For a compile IREE failed outside every group of ours (`err`, after every fallback step): `control`
+    with the pattern rewrites that changed the IR switched off as well (its pins and their matches kept),
+    and what to tell the user. Raises `err` when there is nothing to retry: no rewrite changed the IR, or
+    the input cannot be read again (`reload` None)."""
+    rewrites = rewrites_applied(planned)
+    if reload is None or not rewrites:
+        raise err
     control = control or ControlSpec()
-    return replace(control, disabled_patterns=(*control.disabled_patterns, *rewrites))
+    return (replace(control, disabled_patterns=(*control.disabled_patterns, *rewrites)),
+            f"IREE failed on the rewritten IR ({err}); compiled again without the pattern rewrites "
+            f"{', '.join(rewrites)}")
 
 
 @dataclass

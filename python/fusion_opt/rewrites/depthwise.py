@@ -137,14 +137,18 @@ def taps_desc(op: OpDesc, win: Window, lanes: int = 1) -> OpDesc:
                   bytes_written=numel(loops) * eb)
 
 
+def taps_time(op: OpDesc, win: Window, target: TargetDesc) -> float:
+    """Pure: the predicted time of `op`'s taps on `target`, by the vector lanes its rows fill on a CPU."""
+    return estimate([taps_desc(op, win, target.lanes_f32 if target.kind == "cpu" else 1)], target).time_s
+
+
 def decide(op: OpDesc, win: Window, target: TargetDesc) -> Choice:
     """Pure: the depthwise conv against its taps form, each priced as its own dispatch. On a GPU IREE
     compiles the conv itself as such a stencil (no channel reduction to share): the direct conv costs at
     most its taps, so the taps, which fuse less (ShuffleNet 66 dispatches against 63), are not taken there.
     Measured on an H200 (sm_90, 2026-12-04): ShuffleNet 1.352 ms with taps, 1.346 without; BiFPN 0.1459 and
     0.1451 (the cost model had priced the conv at `convolution`'s 0.4 and the taps at 0.9)."""
-    direct = estimate([op], target).time_s
-    taps = estimate([taps_desc(op, win, target.lanes_f32 if target.kind == "cpu" else 1)], target).time_s
+    direct, taps = estimate([op], target).time_s, taps_time(op, win, target)
     if target.kind != "cpu":
         direct = min(direct, taps)
     return Choice(NAME, f"op {op.index} ({op.loc})", "direct", "window taps", direct, taps)

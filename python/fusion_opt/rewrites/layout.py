@@ -183,8 +183,7 @@ def nhwc_taps_time(new: OpDesc, target: TargetDesc) -> float | None:
     every row of channels they need and no more: no dense form, no strided slice (MobileNet-V2's
     144x56x56 3x3/2 one 82 us against 87 + 155 us of dense taps and slice channels-first)."""
     win = depthwise.window(new)
-    lanes = target.lanes_f32 if target.kind == "cpu" else 1
-    return None if win is None else estimate([depthwise.taps_desc(new, win, lanes)], target).time_s
+    return None if win is None else depthwise.taps_time(new, win, target)
 
 
 def pointwise(op: OpDesc) -> bool:
